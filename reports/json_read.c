@@ -1,0 +1,238 @@
+/* json_read: rebuild the report model from an rtsoak-report/1 file.
+ *
+ * The reader checks what the model needs (types, ranges, histogram buckets
+ * that match this build's layout) and names the first thing that is wrong,
+ * with the file and the JSON path, so a damaged report gives one clear line
+ * rather than a crash or a silently wrong comparison. */
+#include <config.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+struct rd {
+	const char *file;
+	char *err;
+	size_t errlen;
+};
+
+static int fail(struct rd *rd, const char *where, const char *what)
+{
+	snprintf(rd->err, rd->errlen, "%s: %s: %s", rd->file, where, what);
+	return -EINVAL;
+}
+
+static int get_u64(struct rd *rd, json_t *o, const char *key, const char *where, bool nullable,
+		   uint64_t *out, bool *present)
+{
+	json_t *v = json_object_get(o, key);
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s.%s", where, key);
+	if (present)
+		*present = v && !json_is_null(v);
+	if (nullable && (!v || json_is_null(v))) {
+		*out = 0;
+		return 0;
+	}
+	if (!json_is_integer(v))
+		return fail(rd, path, v ? "is not an integer" : "is missing");
+	if (json_integer_value(v) < 0)
+		return fail(rd, path, "is negative");
+	*out = (uint64_t)json_integer_value(v);
+	return 0;
+}
+
+static int get_str(struct rd *rd, json_t *o, const char *key, const char *where, const char **out)
+{
+	json_t *v = json_object_get(o, key);
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s.%s", where, key);
+	if (!json_is_string(v))
+		return fail(rd, path, v ? "is not a string" : "is missing");
+	*out = json_string_value(v);
+	return 0;
+}
+
+static int read_histogram(struct rd *rd, json_t *h, struct report_result *res, const char *where)
+{
+	size_t i;
+	json_t *b;
+
+	if (!json_is_array(h))
+		return fail(rd, where, "histogram is not an array");
+	json_array_foreach(h, i, b) {
+		json_t *lo = json_array_get(b, 0), *up = json_array_get(b, 1), *c = json_array_get(b, 2);
+		if (!json_is_array(b) || json_array_size(b) != 3 || !json_is_integer(lo) ||
+		    !json_is_integer(up) || !json_is_integer(c) || json_integer_value(lo) < 0 ||
+		    json_integer_value(c) < 0)
+			return fail(rd, where, "histogram entry is not [lower_ns, upper_ns, count]");
+		uint64_t lower = (uint64_t)json_integer_value(lo);
+		unsigned idx = histogram_index(lower);
+		if (histogram_lower(idx) != lower)
+			return fail(rd, where, "histogram bucket does not match the log-linear layout");
+		res->hist->bucket[idx] += (uint64_t)json_integer_value(c);
+	}
+	return 0;
+}
+
+static int read_result(struct rd *rd, struct report *r, json_t *o, bool aggregate, size_t n)
+{
+	char where[64];
+	const char *probe, *phase;
+	json_t *cpu = json_object_get(o, "cpu"), *top = json_object_get(o, "top");
+	int cpuno, rc;
+	bool has;
+
+	snprintf(where, sizeof(where), "%s[%zu]", aggregate ? "aggregates" : "results", n);
+	if (!json_is_object(o))
+		return fail(rd, where, "is not an object");
+	if ((rc = get_str(rd, o, "probe", where, &probe)) || (rc = get_str(rd, o, "phase", where, &phase)))
+		return rc;
+	if (json_is_integer(cpu) && json_integer_value(cpu) >= 0 && json_integer_value(cpu) < 65536)
+		cpuno = (int)json_integer_value(cpu);
+	else if (json_is_string(cpu) && !strcmp(json_string_value(cpu), "all"))
+		cpuno = REPORT_CPU_ALL;
+	else
+		return fail(rd, where, "cpu is neither a CPU number nor \"all\"");
+
+	struct report_result *res = report_add_result(r, aggregate, probe, cpuno, phase);
+	if (!res)
+		return -ENOMEM;
+	if ((rc = get_u64(rd, o, "count", where, false, &res->count, NULL)) ||
+	    (rc = get_u64(rd, o, "missed", where, false, &res->missed, NULL)) ||
+	    (rc = get_u64(rd, o, "max_ns", where, true, &res->max, &has)))
+		return rc;
+	if (has != (res->count > 0))
+		return fail(rd, where, "max_ns must be null exactly when count is 0");
+	if ((rc = get_u64(rd, o, "min_ns", where, true, &res->min, NULL)) ||
+	    (rc = get_u64(rd, o, "mean_ns", where, true, &res->mean, NULL)) ||
+	    (rc = get_u64(rd, o, "stddev_ns", where, true, &res->stddev, NULL)) ||
+	    (rc = get_u64(rd, o, "max_at_ns", where, true, &res->max_at, NULL)))
+		return rc;
+	for (unsigned i = 0; i < REPORT_NPCT; i++)
+		if ((rc = get_u64(rd, o, report_pct_key[i], where, true, &res->pct[i], NULL)))
+			return rc;
+	if (!json_is_array(top))
+		return fail(rd, where, "top is not an array");
+	res->ntop = (unsigned)json_array_size(top);
+	res->top = calloc(res->ntop ? res->ntop : 1, sizeof(*res->top));
+	if (!res->top)
+		return -ENOMEM;
+	for (unsigned i = 0; i < res->ntop; i++) {
+		json_t *s = json_array_get(top, i);
+		if ((rc = get_u64(rd, s, "t_ns", where, false, &res->top[i].t_ns, NULL)) ||
+		    (rc = get_u64(rd, s, "latency_ns", where, false, &res->top[i].latency_ns, NULL)))
+			return rc;
+	}
+	rc = read_histogram(rd, json_object_get(o, "histogram"), res, where);
+	if (!rc && histogram_total(res->hist) != res->count)
+		return fail(rd, where, "histogram counts do not add up to count");
+	return rc;
+}
+
+static int read_results(struct rd *rd, struct report *r, json_t *root, const char *key, bool aggregate)
+{
+	json_t *arr = json_object_get(root, key), *o;
+	size_t i;
+	int rc;
+
+	if (!json_is_array(arr))
+		return fail(rd, key, arr ? "is not an array" : "is missing");
+	json_array_foreach(arr, i, o)
+		if ((rc = read_result(rd, r, o, aggregate, i)))
+			return rc;
+	return 0;
+}
+
+static int read_root(struct rd *rd, struct report *r, json_t *root)
+{
+	json_t *tool = json_object_get(root, "tool"), *run = json_object_get(root, "run");
+	json_t *argv = json_object_get(tool, "argv"), *warnings = json_object_get(run, "warnings");
+	const char *schema, *version, *start, *end, *status;
+	json_t *v;
+	size_t i;
+	int rc;
+
+	if (!json_is_object(root))
+		return fail(rd, "top level", "is not a JSON object");
+	if ((rc = get_str(rd, root, "schema", "report", &schema)))
+		return rc;
+	if (strcmp(schema, REPORT_SCHEMA) != 0) {
+		char msg[128];
+		snprintf(msg, sizeof(msg), "unknown schema '%.60s' (this build reads %s)", schema,
+			 REPORT_SCHEMA);
+		return fail(rd, "schema", msg);
+	}
+	if (!json_is_object(tool) || !json_is_object(run) || !json_is_array(argv) ||
+	    !json_is_array(warnings))
+		return fail(rd, "tool/run", "missing or malformed");
+	if ((rc = get_str(rd, tool, "version", "tool", &version)) ||
+	    (rc = get_str(rd, run, "start", "run", &start)) ||
+	    (rc = get_str(rd, run, "end", "run", &end)) ||
+	    (rc = get_str(rd, run, "status", "run", &status)) ||
+	    (rc = get_u64(rd, run, "duration_ns", "run", false, &r->duration_ns, NULL)))
+		return rc;
+	if (report_status_parse(status, &r->status))
+		return fail(rd, "run.status", "is not complete, interrupted, running or failed");
+	if (!json_is_boolean(json_object_get(run, "realtime")))
+		return fail(rd, "run.realtime", "is not a boolean");
+	r->realtime = json_is_true(json_object_get(run, "realtime"));
+	snprintf(r->start, sizeof(r->start), "%s", start);
+	snprintf(r->end, sizeof(r->end), "%s", end);
+	r->tool_version = strdup(version);
+	r->argv = calloc(json_array_size(argv) + 1, sizeof(*r->argv));
+	if (!r->tool_version || !r->argv)
+		return -ENOMEM;
+	json_array_foreach(argv, i, v) {
+		if (!json_is_string(v))
+			return fail(rd, "tool.argv", "holds a non-string");
+		if (!(r->argv[r->argc++] = strdup(json_string_value(v))))
+			return -ENOMEM;
+	}
+	json_array_foreach(warnings, i, v) {
+		if (!json_is_string(v))
+			return fail(rd, "run.warnings", "holds a non-string");
+		if (report_warn(r, "%s", json_string_value(v)))
+			return -ENOMEM;
+	}
+	r->config = json_incref(json_object_get(root, "config"));
+	r->system = json_incref(json_object_get(root, "system"));
+	if (!json_is_object(r->config) || !json_is_object(r->system))
+		return fail(rd, "config/system", "missing or not an object");
+	if ((rc = read_results(rd, r, root, "results", false)))
+		return rc;
+	return read_results(rd, r, root, "aggregates", true);
+}
+
+int report_json_read(const char *path, struct report *r, char *err, size_t errlen)
+{
+	struct rd rd = { .file = path, .err = err, .errlen = errlen };
+	json_error_t jerr;
+	json_t *root;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	/* JSON_REJECT_DUPLICATES: a report is machine-written; a duplicate
+	 * key means it was edited or corrupted. */
+	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		if (jerr.line < 0 || jerr.position == 0)
+			snprintf(err, errlen, "%s: %s", path, jerr.text);
+		else
+			snprintf(err, errlen, "%s: not valid JSON at line %d, column %d: %s", path,
+				 jerr.line, jerr.column, jerr.text);
+		return -EINVAL;
+	}
+	rc = read_root(&rd, r, root);
+	json_decref(root);
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory", path);
+	if (rc)
+		report_free(r);
+	return rc;
+}

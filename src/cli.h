@@ -1,0 +1,57 @@
+/* cli: the command line of `rtsoak run`.  Everything a run needs is parsed
+ * and checked here, before any thread starts or any file is written: a
+ * 24-hour run must never be lost to a typo. */
+#ifndef RTSOAK_CLI_H
+#define RTSOAK_CLI_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "cpuset.h"
+#include "probe.h"
+
+#define CLI_MAX_PROBES 8
+#define CLI_MAX_RECORD 64
+
+/* Exit codes (man page, EXIT STATUS). */
+enum {
+	EXIT_OK = 0,
+	EXIT_LIMIT = 1, /* the run worked but a declared limit failed */
+	EXIT_USAGE = 2, /* bad command line or input file */
+	EXIT_ENV = 3,   /* the machine cannot do it: privileges, kernel features */
+};
+
+struct run_config {
+	struct cpuset cpus;
+	struct cpuset housekeeping; /* empty: leave the main thread unpinned */
+	bool housekeeping_given;
+	const struct probe_ops *probes[CLI_MAX_PROBES];
+	unsigned nprobes;
+	int priority;
+	uint64_t interval_ns;
+	uint64_t duration_ns; /* 0: no time limit (only with --loops) */
+	uint64_t loops;       /* 0: until the duration ends */
+	unsigned top_k;
+	int dma_latency_us;   /* -1: leave /dev/cpu_dma_latency alone */
+	bool no_rt;
+	bool quiet;
+	char output[PATH_MAX]; /* "-" for stdout */
+	char *record[CLI_MAX_RECORD];
+	unsigned nrecord;
+	int argc;
+	char **argv;
+};
+
+/* Parse `rtsoak run` options (argv[0] is the subcommand or program name).
+ * Returns -1 to go on, or an exit code after printing help/version (0) or a
+ * one-line error (EXIT_USAGE). */
+int cli_parse_run(struct run_config *cfg, int argc, char **argv);
+void cli_usage(FILE *out);
+/* The effective configuration as the report's "config" object. */
+json_t *cli_config_json(const struct run_config *cfg);
+/* Print "rtsoak: <fmt>" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

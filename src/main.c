@@ -1,0 +1,143 @@
+/* main: subcommand dispatch only. */
+#include <config.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "probe.h"
+#include "report.h"
+#include "session.h"
+#include "sysinfo.h"
+
+static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
+{
+	static struct run_config cfg; /* large (output path, cpusets): not on the stack */
+	int rc = cli_parse_run(&cfg, argc, argv);
+
+	if (rc >= 0)
+		return rc;
+	/* The report records the command line as typed. */
+	cfg.argc = full_argc;
+	cfg.argv = full_argv;
+	return session_run(&cfg);
+}
+
+static int cmd_sysinfo(int argc, char **argv)
+{
+	json_t *sys;
+
+	if (argc > 1) {
+		cli_error("sysinfo: unexpected argument '%s'", argv[1]);
+		return EXIT_USAGE;
+	}
+	sys = sysinfo_snapshot();
+	if (!sys) {
+		cli_error("sysinfo: out of memory");
+		return EXIT_ENV;
+	}
+	json_dumpf(sys, stdout, JSON_INDENT(2));
+	putchar('\n');
+	json_decref(sys);
+	return EXIT_OK;
+}
+
+/* rtsoak report FILE [--json OUT]: read a report back into the model and
+ * render it.  --json re-emits it through the writer (a round trip). */
+static int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", required_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *json_out = NULL;
+	struct report r;
+	char err[512];
+	int opt, rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			json_out = optarg;
+			break;
+		case 'h':
+			puts("usage: rtsoak report FILE.json [--json OUT]");
+			return EXIT_OK;
+		case ':':
+			cli_error("report: %s needs a value", argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			cli_error("report: unknown option '%s'", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		cli_error("report: expected one report file (usage: rtsoak report FILE.json [--json OUT])");
+		return EXIT_USAGE;
+	}
+	if ((rc = report_json_read(argv[optind], &r, err, sizeof(err))) < 0) {
+		cli_error("report: %s", err);
+		return rc == -ENOMEM ? EXIT_ENV : EXIT_USAGE;
+	}
+	if (json_out) {
+		rc = report_json_write(&r, json_out);
+		if (rc < 0) {
+			cli_error("report: --json: cannot write '%s': %s", json_out, strerror(-rc));
+			report_free(&r);
+			return EXIT_USAGE;
+		}
+	} else {
+		report_text_print(&r, stdout);
+	}
+	report_free(&r);
+	return EXIT_OK;
+}
+
+static int cmd_probes(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	for (unsigned i = 0; probe_registry[i]; i++) {
+		const struct probe_ops *p = probe_registry[i];
+		printf("%-8s %s%s%s\n", p->name, p->summary, p->unavailable ? " [unavailable: " : "",
+		       p->unavailable ? p->unavailable : "");
+	}
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	/* No subcommand, or options first: `rtsoak` means `rtsoak run`. */
+	if (!cmd || cmd[0] == '-') {
+		if (cmd && (!strcmp(cmd, "-h") || !strcmp(cmd, "--help"))) {
+			cli_usage(stdout);
+			return EXIT_OK;
+		}
+		return cmd_run(argc, argv, argc, argv);
+	}
+	if (!strcmp(cmd, "run"))
+		return cmd_run(argc - 1, argv + 1, argc, argv);
+	if (!strcmp(cmd, "sysinfo"))
+		return cmd_sysinfo(argc - 1, argv + 1);
+	if (!strcmp(cmd, "report"))
+		return cmd_report(argc - 1, argv + 1);
+	if (!strcmp(cmd, "probes"))
+		return cmd_probes(argc - 1, argv + 1);
+	if (!strcmp(cmd, "help")) {
+		cli_usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(cmd, "version")) {
+		printf("rtsoak %s\n", PACKAGE_VERSION);
+		return EXIT_OK;
+	}
+	cli_error("unknown command '%s' (commands: run, sysinfo, report, probes, help, version)", cmd);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,158 @@
+/* recorder: allocation, top-K heap, merge and derived statistics.  The
+ * per-sample path is recorder_add() in recorder.h. */
+#include <config.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef HAVE_NUMA
+#include <numa.h>
+#endif
+
+#include "recorder.h"
+
+void recorder_init(struct recorder *r, unsigned top_k, struct recorder_sample *top_storage)
+{
+	size_t keep = r->alloc_size;
+	bool on_numa = r->on_numa;
+
+	memset(r, 0, sizeof(*r));
+	r->alloc_size = keep;
+	r->on_numa = on_numa;
+	r->min = UINT64_MAX;
+	r->top_k = top_k;
+	r->top = top_storage;
+	/* With K = 0 nothing may enter the heap. */
+	r->top_floor = top_k ? 0 : UINT64_MAX;
+}
+
+struct recorder *recorder_alloc(unsigned top_k, int cpu)
+{
+	size_t size = sizeof(struct recorder) + (size_t)top_k * sizeof(struct recorder_sample);
+	struct recorder *r = NULL;
+	bool on_numa = false;
+
+	size = (size + 63) & ~(size_t)63;
+#ifdef HAVE_NUMA
+	if (cpu >= 0 && numa_available() >= 0) {
+		int node = numa_node_of_cpu(cpu);
+		if (node >= 0) {
+			r = numa_alloc_onnode(size, node);
+			on_numa = r != NULL;
+		}
+	}
+#else
+	(void)cpu;
+#endif
+	if (!r && posix_memalign((void **)&r, 64, size) != 0)
+		return NULL;
+	/* Touch every page now so the probe never takes a fault on it. */
+	memset(r, 0, size);
+	r->alloc_size = size;
+	r->on_numa = on_numa;
+	recorder_init(r, top_k, (struct recorder_sample *)(r + 1));
+	return r;
+}
+
+void recorder_free(struct recorder *r)
+{
+	if (!r)
+		return;
+#ifdef HAVE_NUMA
+	if (r->on_numa) {
+		numa_free(r, r->alloc_size);
+		return;
+	}
+#endif
+	free(r);
+}
+
+static void top_sift_down(struct recorder_sample *h, unsigned n, unsigned i)
+{
+	for (;;) {
+		unsigned l = 2 * i + 1, s = i;
+		if (l < n && h[l].latency_ns < h[s].latency_ns)
+			s = l;
+		if (l + 1 < n && h[l + 1].latency_ns < h[s].latency_ns)
+			s = l + 1;
+		if (s == i)
+			return;
+		struct recorder_sample tmp = h[i];
+		h[i] = h[s];
+		h[s] = tmp;
+		i = s;
+	}
+}
+
+void recorder_top_insert(struct recorder *r, uint64_t latency, uint64_t t)
+{
+	struct recorder_sample *h = r->top;
+
+	if (r->top_n < r->top_k) {
+		unsigned i = r->top_n++;
+		h[i] = (struct recorder_sample){ .t_ns = t, .latency_ns = latency };
+		while (i > 0 && h[(i - 1) / 2].latency_ns > h[i].latency_ns) {
+			struct recorder_sample tmp = h[i];
+			h[i] = h[(i - 1) / 2];
+			h[(i - 1) / 2] = tmp;
+			i = (i - 1) / 2;
+		}
+	} else if (latency > h[0].latency_ns) {
+		h[0] = (struct recorder_sample){ .t_ns = t, .latency_ns = latency };
+		top_sift_down(h, r->top_n, 0);
+	}
+	if (r->top_n == r->top_k)
+		r->top_floor = h[0].latency_ns == UINT64_MAX ? UINT64_MAX : h[0].latency_ns + 1;
+}
+
+void recorder_merge(struct recorder *dst, const struct recorder *src)
+{
+	if (src->count) {
+		if (src->min < dst->min)
+			dst->min = src->min;
+		if (src->max > dst->max || dst->count == 0) {
+			dst->max = src->max;
+			dst->max_at = src->max_at;
+		}
+	}
+	dst->count += src->count;
+	dst->missed += src->missed;
+	dst->sum += src->sum;
+	dst->sumsq += src->sumsq;
+	histogram_merge(&dst->hist, &src->hist);
+	for (unsigned i = 0; i < src->top_n; i++)
+		if (src->top[i].latency_ns >= dst->top_floor)
+			recorder_top_insert(dst, src->top[i].latency_ns, src->top[i].t_ns);
+}
+
+uint64_t recorder_mean(const struct recorder *r)
+{
+	return r->count ? (r->sum + r->count / 2) / r->count : 0;
+}
+
+uint64_t recorder_stddev(const struct recorder *r)
+{
+	if (r->count < 2)
+		return 0;
+	/* Population stddev from the exact integer moments; long double
+	 * (64-bit mantissa) keeps the subtraction from cancelling badly. */
+	long double n = (long double)r->count, s = (long double)r->sum;
+	long double var = ((long double)r->sumsq - s * s / n) / n;
+	return var > 0 ? (uint64_t)llroundl(sqrtl(var)) : 0;
+}
+
+static int sample_cmp_desc(const void *a, const void *b)
+{
+	const struct recorder_sample *x = a, *y = b;
+
+	if (x->latency_ns != y->latency_ns)
+		return x->latency_ns < y->latency_ns ? 1 : -1;
+	return x->t_ns < y->t_ns ? -1 : x->t_ns > y->t_ns;
+}
+
+unsigned recorder_top_sorted(const struct recorder *r, struct recorder_sample *out)
+{
+	memcpy(out, r->top, r->top_n * sizeof(*out));
+	qsort(out, r->top_n, sizeof(*out), sample_cmp_desc);
+	return r->top_n;
+}

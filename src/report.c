@@ -1,0 +1,200 @@
+/* report: building and freeing the in-memory model. */
+#include <config.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+const double report_pct[REPORT_NPCT] = { 50, 90, 99, 99.9, 99.99, 99.999 };
+const char *const report_pct_key[REPORT_NPCT] = {
+	"p50_ns", "p90_ns", "p99_ns", "p99_9_ns", "p99_99_ns", "p99_999_ns",
+};
+
+static const char *const status_names[] = {
+	[REPORT_COMPLETE] = "complete",
+	[REPORT_INTERRUPTED] = "interrupted",
+	[REPORT_RUNNING] = "running",
+	[REPORT_FAILED] = "failed",
+};
+
+const char *report_status_name(enum report_status s)
+{
+	return status_names[s];
+}
+
+int report_status_parse(const char *name, enum report_status *out)
+{
+	for (unsigned i = 0; i < sizeof(status_names) / sizeof(status_names[0]); i++)
+		if (strcmp(status_names[i], name) == 0) {
+			*out = (enum report_status)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int report_warn(struct report *r, const char *fmt, ...)
+{
+	char **w = realloc(r->warnings, (r->nwarnings + 1) * sizeof(*w));
+	va_list ap;
+
+	if (!w)
+		return -ENOMEM;
+	r->warnings = w;
+	va_start(ap, fmt);
+	int n = vasprintf(&w[r->nwarnings], fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	r->nwarnings++;
+	return 0;
+}
+
+struct report_result *report_add_result(struct report *r, bool aggregate, const char *probe,
+					int cpu, const char *phase)
+{
+	struct report_result **arr = aggregate ? &r->aggregates : &r->results;
+	size_t *n = aggregate ? &r->naggregates : &r->nresults;
+	struct report_result *grown = realloc(*arr, (*n + 1) * sizeof(**arr));
+
+	if (!grown)
+		return NULL;
+	*arr = grown;
+	struct report_result *res = &grown[*n];
+	memset(res, 0, sizeof(*res));
+	res->cpu = cpu;
+	res->probe = strdup(probe);
+	res->phase = strdup(phase);
+	res->hist = calloc(1, sizeof(*res->hist));
+	if (!res->probe || !res->phase || !res->hist) {
+		free(res->probe);
+		free(res->phase);
+		free(res->hist);
+		return NULL;
+	}
+	(*n)++;
+	return res;
+}
+
+int report_result_from_recorder(struct report_result *res, const struct recorder *rec)
+{
+	res->count = rec->count;
+	res->missed = rec->missed;
+	*res->hist = rec->hist;
+	res->ntop = 0;
+	free(res->top);
+	res->top = NULL;
+	if (rec->count == 0)
+		return 0;
+	res->min = rec->min;
+	res->max = rec->max;
+	res->max_at = rec->max_at;
+	res->mean = recorder_mean(rec);
+	res->stddev = recorder_stddev(rec);
+	for (unsigned i = 0; i < REPORT_NPCT; i++)
+		res->pct[i] = histogram_percentile(&rec->hist, report_pct[i], rec->min, rec->max);
+	if (rec->top_n) {
+		res->top = malloc(rec->top_n * sizeof(*res->top));
+		if (!res->top)
+			return -ENOMEM;
+		res->ntop = recorder_top_sorted(rec, res->top);
+	}
+	return 0;
+}
+
+/* Rebuild a recorder from a result so that aggregates use the same merge
+ * and statistics code as live data.  The sum of squares is not in the
+ * model, so it is reconstructed from mean and stddev (exact enough for a
+ * combined stddev). */
+static void recorder_from_result(struct recorder *rec, const struct report_result *res)
+{
+	rec->count = res->count;
+	rec->missed = res->missed;
+	rec->hist = *res->hist;
+	if (!res->count)
+		return;
+	rec->min = res->min;
+	rec->max = res->max;
+	rec->max_at = res->max_at;
+	rec->sum = res->mean * res->count;
+	long double m = (long double)res->mean, s = (long double)res->stddev;
+	rec->sumsq = (unsigned __int128)((s * s + m * m) * (long double)res->count);
+}
+
+int report_build_aggregates(struct report *r)
+{
+	for (size_t i = 0; i < r->nresults; i++) {
+		const struct report_result *a = &r->results[i];
+		bool seen = false;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(r->results[j].probe, a->probe) &&
+			       !strcmp(r->results[j].phase, a->phase);
+		if (seen)
+			continue;
+
+		unsigned k = 0;
+		for (size_t j = i; j < r->nresults; j++)
+			if (r->results[j].ntop > k)
+				k = r->results[j].ntop;
+		struct recorder *acc = recorder_alloc(k, -1);
+		struct recorder *one = recorder_alloc(0, -1);
+		struct report_result *agg = NULL;
+		int rc = -ENOMEM;
+
+		if (!acc || !one)
+			goto out;
+		for (size_t j = i; j < r->nresults; j++) {
+			const struct report_result *b = &r->results[j];
+			if (strcmp(b->probe, a->probe) || strcmp(b->phase, a->phase))
+				continue;
+			recorder_init(one, 0, NULL);
+			recorder_from_result(one, b);
+			recorder_merge(acc, one);
+			for (unsigned t = 0; t < b->ntop; t++)
+				if (b->top[t].latency_ns >= acc->top_floor)
+					recorder_top_insert(acc, b->top[t].latency_ns, b->top[t].t_ns);
+		}
+		agg = report_add_result(r, true, a->probe, REPORT_CPU_ALL, a->phase);
+		if (!agg)
+			goto out;
+		rc = report_result_from_recorder(agg, acc);
+out:
+		recorder_free(acc);
+		recorder_free(one);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void result_free(struct report_result *res)
+{
+	free(res->probe);
+	free(res->phase);
+	free(res->top);
+	free(res->hist);
+}
+
+void report_free(struct report *r)
+{
+	for (size_t i = 0; i < r->nresults; i++)
+		result_free(&r->results[i]);
+	for (size_t i = 0; i < r->naggregates; i++)
+		result_free(&r->aggregates[i]);
+	free(r->results);
+	free(r->aggregates);
+	for (size_t i = 0; i < r->nwarnings; i++)
+		free(r->warnings[i]);
+	free(r->warnings);
+	for (int i = 0; i < r->argc; i++)
+		free(r->argv[i]);
+	free(r->argv);
+	free(r->tool_version);
+	json_decref(r->config);
+	json_decref(r->system);
+	memset(r, 0, sizeof(*r));
+}

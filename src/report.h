@@ -1,0 +1,95 @@
+/* report: the one in-memory model of a run's results.
+ *
+ * Every output format is a view of this model (reports/json_write.c,
+ * reports/text.c, later HTML and OpenMetrics), and reports/json_read.c
+ * rebuilds it from a JSON file, so `rtsoak report FILE` and compare work on
+ * exactly what a run wrote.  Statistics are stored as computed at the end
+ * of the run, not recomputed on read, so a read/write round trip is exact.
+ *
+ * The system snapshot and the config echo are jansson objects: both are
+ * open-ended key/value data whose consumers only render or diff them. */
+#ifndef RTSOAK_REPORT_H
+#define RTSOAK_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <jansson.h>
+
+#include "histogram.h"
+#include "recorder.h"
+
+#define REPORT_SCHEMA "rtsoak-report/1"
+#define REPORT_CPU_ALL (-1)
+
+enum report_status {
+	REPORT_COMPLETE,
+	REPORT_INTERRUPTED,
+	REPORT_RUNNING,
+	REPORT_FAILED,
+};
+
+/* The percentiles every result carries, in order. */
+#define REPORT_NPCT 6
+extern const double report_pct[REPORT_NPCT];
+extern const char *const report_pct_key[REPORT_NPCT]; /* "p50_ns", ... "p99_999_ns" */
+
+struct report_result {
+	char *probe;
+	int cpu; /* REPORT_CPU_ALL in aggregates */
+	char *phase;
+	uint64_t count, missed;
+	/* The statistics below mean something only when count > 0; the JSON
+	 * writer renders them as null otherwise. */
+	uint64_t min, max, max_at, mean, stddev;
+	uint64_t pct[REPORT_NPCT];
+	struct recorder_sample *top;
+	unsigned ntop;
+	struct histogram *hist;
+};
+
+struct report {
+	char *tool_version;
+	char **argv;
+	int argc;
+	char start[40], end[40]; /* ISO-8601 UTC */
+	uint64_t duration_ns;
+	enum report_status status;
+	bool realtime;
+	char **warnings;
+	size_t nwarnings;
+	json_t *config;
+	json_t *system;
+	struct report_result *results;
+	size_t nresults;
+	struct report_result *aggregates;
+	size_t naggregates;
+};
+
+const char *report_status_name(enum report_status s);
+int report_status_parse(const char *name, enum report_status *out);
+
+/* Append a warning (printf-style).  Returns 0 or -ENOMEM. */
+int report_warn(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append an empty result and return it (NULL on ENOMEM); it owns copies of
+ * probe and phase and a zeroed histogram. */
+struct report_result *report_add_result(struct report *r, bool aggregate, const char *probe,
+					int cpu, const char *phase);
+/* Fill a result's statistics from a recorder. */
+int report_result_from_recorder(struct report_result *res, const struct recorder *rec);
+/* Build one aggregate per (probe, phase) over all CPUs of r->results.
+ * top lists are merged (the K largest over CPUs, K = the largest ntop). */
+int report_build_aggregates(struct report *r);
+void report_free(struct report *r);
+
+/* Views (reports/).  Each returns 0 or -errno. */
+json_t *report_json(const struct report *r);
+int report_json_write(const struct report *r, const char *path) __attribute__((warn_unused_result));
+/* Read a report written by report_json_write.  On error returns -EINVAL
+ * (or -errno) with a one-line reason in err. */
+int report_json_read(const char *path, struct report *r, char *err, size_t errlen)
+	__attribute__((warn_unused_result));
+void report_text_print(const struct report *r, FILE *out);
+
+#endif

@@ -1,0 +1,35 @@
+/* rt: real-time set-up of the process: SCHED_FIFO permission, memory
+ * locking, /dev/cpu_dma_latency, thread pinning.  Each function says what
+ * failed and how to fix it, because the person reading the error is often
+ * not root on the machine they are tuning. */
+#ifndef RTSOAK_RT_H
+#define RTSOAK_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpuset.h"
+
+/* Can this process create SCHED_FIFO threads at `priority`?  Tries it on
+ * the calling thread and restores SCHED_OTHER.  0 or -errno + message. */
+int rt_check_fifo(int priority, char *err, size_t errlen);
+
+/* mlockall(MCL_CURRENT | MCL_FUTURE).  0 or -errno + message.  Skipped
+ * (returns 1) in AddressSanitizer builds, whose terabytes of shadow memory
+ * cannot be locked. */
+int rt_lock_memory(char *err, size_t errlen);
+
+/* Open /dev/cpu_dma_latency and write `usec`; the returned fd must stay open
+ * for the request to hold.  fd, or -errno + message. */
+int rt_dma_latency_hold(int usec, char *err, size_t errlen);
+
+/* Pin the calling thread to `set`.  0 or -errno. */
+int rt_pin_self(const struct cpuset *set);
+
+/* Touch `bytes` of stack so that the probe never faults on it. */
+void rt_prefault_stack(size_t bytes);
+
+/* Read /proc/sys/kernel/sched_rt_runtime_us and _period_us; 0 or -errno. */
+int rt_throttling(long *runtime_us, long *period_us);
+
+#endif

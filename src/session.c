@@ -1,0 +1,428 @@
+/* session: set up, measure, stop, report.
+ *
+ * Order matters: everything that can fail because of the machine
+ * (privileges, CPUs, /dev/cpu_dma_latency) is checked before the first
+ * probe starts, and once probes run, every way out (end of duration,
+ * --loops done, SIGINT/SIGTERM/SIGHUP) goes through the same stop and
+ * report path, so an interrupted run still leaves a complete report.
+ *
+ * The main thread is the housekeeping thread: SCHED_OTHER, pinned away
+ * from measured CPUs when there are others, and the only one that
+ * receives the terminating signals (probe threads block them). */
+#include <config.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "probe.h"
+#include "report.h"
+#include "rt.h"
+#include "session.h"
+#include "sysinfo.h"
+#include "util.h"
+
+/* Signal used to kick probe threads out of clock_nanosleep at the end of a
+ * run, so that a long --interval does not delay the report. */
+#define SESSION_KICK_SIGNAL SIGUSR2
+#define PROBE_STACK_SIZE (256 * 1024)
+#define PROBE_STACK_PREFAULT (64 * 1024)
+
+struct session {
+	struct run_config *cfg;
+	struct probe_thread *threads;
+	unsigned nthreads;
+	/* Start gate: probes report ready, then wait for `go` (1: measure,
+	 * -1: abort).  A mutex and a condvar, not a barrier, because the
+	 * number of threads that will arrive is only known once they are all
+	 * created. */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned ready;
+	int go;
+	int stop;            /* read by probes with relaxed atomics */
+	unsigned finished;   /* probes whose loop has returned */
+};
+
+static void kick_handler(int sig)
+{
+	(void)sig; /* only there to interrupt clock_nanosleep */
+}
+
+static void *probe_main(void *arg)
+{
+	struct probe_thread *t = arg;
+	struct session *s = (struct session *)t->priv;
+	char name[16];
+	sigset_t kick;
+	int rc = 0;
+
+	t->priv = NULL;
+	t->tid = (pid_t)syscall(SYS_gettid);
+	snprintf(name, sizeof(name), "rtsoak/%.3s/%d", t->ops->name, t->cpu);
+	(void)pthread_setname_np(pthread_self(), name);
+	sigemptyset(&kick);
+	sigaddset(&kick, SESSION_KICK_SIGNAL);
+	pthread_sigmask(SIG_UNBLOCK, &kick, NULL);
+	rt_prefault_stack(PROBE_STACK_PREFAULT);
+
+	/* Allocate after pinning: the recorder lands on this CPU's node. */
+	for (unsigned i = 0; i < t->nrec && !rc; i++) {
+		t->rec[i] = recorder_alloc(s->cfg->top_k, t->cpu);
+		if (!t->rec[i]) {
+			snprintf(t->err, sizeof(t->err), "cannot allocate the recorder");
+			rc = -ENOMEM;
+		}
+	}
+	if (!rc && t->ops->prepare)
+		rc = t->ops->prepare(t);
+	if (rc && !t->err[0])
+		snprintf(t->err, sizeof(t->err), "set-up failed: %s", strerror(-rc));
+
+	/* Everyone reports here, failed or not, so the session never hangs. */
+	pthread_mutex_lock(&s->lock);
+	s->ready++;
+	pthread_cond_broadcast(&s->cond);
+	while (!s->go)
+		pthread_cond_wait(&s->cond, &s->lock);
+	int go = s->go;
+	pthread_mutex_unlock(&s->lock);
+	if (!rc && go > 0)
+		rc = t->ops->run(t);
+	if (t->ops->cleanup)
+		t->ops->cleanup(t);
+	__atomic_add_fetch(&s->finished, 1, __ATOMIC_RELEASE);
+	return (void *)(intptr_t)rc;
+}
+
+/* Open the gate: 1 to measure, -1 to send every probe home. */
+static void open_gate(struct session *s, int go, uint64_t t0)
+{
+	pthread_mutex_lock(&s->lock);
+	for (unsigned i = 0; i < s->nthreads; i++)
+		s->threads[i].t0_ns = t0;
+	s->go = go;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Wait until every created probe is ready; the first set-up error, if any. */
+static const struct probe_thread *wait_ready(struct session *s)
+{
+	pthread_mutex_lock(&s->lock);
+	while (s->ready < s->nthreads)
+		pthread_cond_wait(&s->cond, &s->lock);
+	pthread_mutex_unlock(&s->lock);
+	for (unsigned i = 0; i < s->nthreads; i++)
+		if (s->threads[i].err[0])
+			return &s->threads[i];
+	return NULL;
+}
+
+static int start_threads(struct session *s)
+{
+	struct run_config *cfg = s->cfg;
+	unsigned ncpu = (unsigned)cpuset_count(&cfg->cpus), n = 0;
+	pthread_attr_t attr;
+	int rc;
+
+	s->threads = calloc((size_t)ncpu * cfg->nprobes, sizeof(*s->threads));
+	if (!s->threads)
+		return -ENOMEM;
+	for (unsigned p = 0; p < cfg->nprobes; p++)
+		for (int c = cpuset_next(&cfg->cpus, 0); c >= 0; c = cpuset_next(&cfg->cpus, c + 1)) {
+			struct probe_thread *t = &s->threads[n++];
+			t->ops = cfg->probes[p];
+			t->cpu = c;
+			t->priority = cfg->no_rt ? 0 : cfg->priority;
+			t->interval_ns = cfg->interval_ns;
+			t->loops = cfg->loops;
+			t->stop = &s->stop;
+			t->nrec = probe_result_count(t->ops);
+			t->priv = s;
+		}
+
+	for (unsigned i = 0; i < n; i++) {
+		struct probe_thread *t = &s->threads[i];
+		struct sched_param sp = { .sched_priority = t->priority };
+		size_t size = CPU_ALLOC_SIZE(CPUSET_MAX);
+		cpu_set_t *cs = CPU_ALLOC(CPUSET_MAX);
+
+		if (!cs)
+			return -ENOMEM;
+		CPU_ZERO_S(size, cs);
+		CPU_SET_S(t->cpu, size, cs);
+		/* Pinned and at its priority from its first instruction. */
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, PROBE_STACK_SIZE);
+		pthread_attr_setaffinity_np(&attr, size, cs);
+		pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+		pthread_attr_setschedpolicy(&attr, t->priority ? SCHED_FIFO : SCHED_OTHER);
+		pthread_attr_setschedparam(&attr, &sp);
+		rc = pthread_create(&t->thread, &attr, probe_main, t);
+		pthread_attr_destroy(&attr);
+		CPU_FREE(cs);
+		if (rc) {
+			cli_error("cannot start the %s probe on CPU %d: %s", t->ops->name, t->cpu,
+				  strerror(rc));
+			return -rc;
+		}
+		s->nthreads++;
+	}
+	return 0;
+}
+
+/* Wait for the end of the run: duration, all probes done, or a signal.
+ * Returns the signal number that ended it, or 0. */
+static int wait_for_end(struct session *s, uint64_t t0)
+{
+	sigset_t set;
+	uint64_t deadline = s->cfg->duration_ns ? t0 + s->cfg->duration_ns : UINT64_MAX;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	for (;;) {
+		uint64_t now = util_now_ns(CLOCK_MONOTONIC);
+		if (now >= deadline)
+			return 0;
+		if (__atomic_load_n(&s->finished, __ATOMIC_ACQUIRE) == s->nthreads)
+			return 0;
+		/* Housekeeping tick: 100 ms keeps --loops runs prompt and costs
+		 * nothing on the measured CPUs. */
+		uint64_t wait = deadline - now < 100 * NSEC_PER_MSEC ? deadline - now
+								      : 100 * NSEC_PER_MSEC;
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)wait };
+		int sig = sigtimedwait(&set, NULL, &ts);
+		if (sig > 0)
+			return sig;
+	}
+}
+
+static int stop_threads(struct session *s)
+{
+	int failed = 0;
+
+	__atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < s->nthreads; i++)
+		pthread_kill(s->threads[i].thread, SESSION_KICK_SIGNAL);
+	for (unsigned i = 0; i < s->nthreads; i++) {
+		void *ret;
+		pthread_join(s->threads[i].thread, &ret);
+		if (ret) {
+			cli_error("%s probe on CPU %d: %s", s->threads[i].ops->name,
+				  s->threads[i].cpu, s->threads[i].err);
+			failed = 1;
+		}
+	}
+	return failed;
+}
+
+static int build_report(struct report *r, struct session *s)
+{
+	for (unsigned i = 0; i < s->nthreads; i++) {
+		struct probe_thread *t = &s->threads[i];
+		for (unsigned k = 0; k < t->nrec; k++) {
+			struct report_result *res =
+				report_add_result(r, false, t->ops->results[k], t->cpu, "all");
+			if (!res || !t->rec[k] || report_result_from_recorder(res, t->rec[k]))
+				return -ENOMEM;
+		}
+	}
+	return report_build_aggregates(r);
+}
+
+static void free_threads(struct session *s)
+{
+	if (!s->threads)
+		return;
+	for (unsigned i = 0; i < s->nthreads; i++)
+		for (unsigned k = 0; k < s->threads[i].nrec; k++)
+			recorder_free(s->threads[i].rec[k]);
+	free(s->threads);
+}
+
+/* Pin the housekeeping (main) thread: the user's choice, or every allowed
+ * CPU that is not measured; unpinned when all CPUs are measured. */
+static void pin_housekeeping(struct run_config *cfg, struct report *r)
+{
+	struct cpuset hk;
+
+	if (cfg->housekeeping_given) {
+		hk = cfg->housekeeping;
+	} else {
+		if (cpuset_allowed(&hk) < 0)
+			return;
+		cpuset_andnot(&hk, &cfg->cpus);
+	}
+	if (cpuset_empty(&hk)) {
+		cpuset_clear(&cfg->housekeeping);
+		return;
+	}
+	if (rt_pin_self(&hk) < 0) {
+		report_warn(r, "could not pin the housekeeping thread");
+		cpuset_clear(&cfg->housekeeping);
+		return;
+	}
+	cfg->housekeeping = hk;
+}
+
+static int check_environment(struct run_config *cfg, struct report *r, int *dma_fd)
+{
+	struct cpuset allowed;
+	char err[512];
+	long runtime, period;
+	int c, rc;
+
+	if (cpuset_allowed(&allowed) == 0 && (c = cpuset_first_missing(&cfg->cpus, &allowed)) >= 0) {
+		char list[512];
+		cpuset_format(&allowed, list, sizeof(list));
+		cli_error("--cpus: CPU %d is not in this process's affinity mask (allowed: %s)", c, list);
+		return EXIT_ENV;
+	}
+	if (cfg->no_rt) {
+		report_warn(r, "--no-rt: probes ran as SCHED_OTHER; latencies include the fair scheduler");
+	} else if (rt_check_fifo(cfg->priority, err, sizeof(err)) < 0) {
+		cli_error("%s", err);
+		return EXIT_ENV;
+	}
+	rc = rt_lock_memory(err, sizeof(err));
+	if (rc == 1) {
+		report_warn(r, "built with AddressSanitizer: memory not locked (mlockall skipped)");
+	} else if (rc < 0) {
+		if (!cfg->no_rt) {
+			cli_error("%s", err);
+			return EXIT_ENV;
+		}
+		report_warn(r, "%s", err);
+	}
+	if (cfg->dma_latency_us >= 0) {
+		*dma_fd = rt_dma_latency_hold(cfg->dma_latency_us, err, sizeof(err));
+		if (*dma_fd < 0) {
+			cli_error("%s", err);
+			return EXIT_ENV;
+		}
+	}
+	if (!cfg->no_rt && rt_throttling(&runtime, &period) == 0 && runtime >= 0)
+		report_warn(r,
+			    "RT throttling is on (sched_rt_runtime_us=%ld of %ld): SCHED_FIFO tasks get "
+			    "at most that share of each period, which can delay probes under RT load",
+			    runtime, period);
+	return -1;
+}
+
+static int fill_header(struct report *r, struct run_config *cfg)
+{
+	r->tool_version = strdup(PACKAGE_VERSION);
+	r->argv = calloc((size_t)cfg->argc + 1, sizeof(*r->argv));
+	if (!r->tool_version || !r->argv)
+		return -ENOMEM;
+	for (int i = 0; i < cfg->argc; i++)
+		if (!(r->argv[r->argc++] = strdup(cfg->argv[i])))
+			return -ENOMEM;
+	r->realtime = !cfg->no_rt;
+	r->system = sysinfo_snapshot();
+	if (!r->system || sysinfo_record(r->system, cfg->record, cfg->nrecord) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+int session_run(struct run_config *cfg)
+{
+	struct session s = {
+		.cfg = cfg,
+		.lock = PTHREAD_MUTEX_INITIALIZER,
+		.cond = PTHREAD_COND_INITIALIZER,
+	};
+	const struct probe_thread *bad;
+	struct report r = { 0 };
+	struct sigaction sa = { .sa_handler = kick_handler };
+	sigset_t block;
+	int dma_fd = -1, rc, sig, failed;
+	uint64_t t0, start_rt;
+
+	/* Probe threads inherit this mask: only the main thread takes the
+	 * terminating signals, and only via sigtimedwait. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SESSION_KICK_SIGNAL);
+	pthread_sigmask(SIG_BLOCK, &block, NULL);
+	sigaction(SESSION_KICK_SIGNAL, &sa, NULL);
+
+	if ((rc = check_environment(cfg, &r, &dma_fd)) >= 0)
+		goto out;
+	pin_housekeeping(cfg, &r);
+	if (fill_header(&r, cfg) < 0) {
+		cli_error("out of memory while taking the system snapshot");
+		rc = EXIT_ENV;
+		goto out;
+	}
+
+	rc = start_threads(&s);
+	bad = wait_ready(&s);
+	if (rc < 0 || bad) {
+		if (bad)
+			cli_error("%s probe on CPU %d: %s", bad->ops->name, bad->cpu, bad->err);
+		open_gate(&s, -1, 0);
+		stop_threads(&s);
+		rc = EXIT_ENV;
+		goto out;
+	}
+	start_rt = util_now_ns(CLOCK_REALTIME);
+	t0 = util_now_ns(CLOCK_MONOTONIC);
+	open_gate(&s, 1, t0);
+
+	sig = wait_for_end(&s, t0);
+	failed = stop_threads(&s);
+	r.duration_ns = util_now_ns(CLOCK_MONOTONIC) - t0;
+	util_iso8601(start_rt, r.start, sizeof(r.start));
+	util_iso8601(start_rt + r.duration_ns, r.end, sizeof(r.end));
+	r.status = failed ? REPORT_FAILED : sig ? REPORT_INTERRUPTED : REPORT_COMPLETE;
+	if (sig)
+		report_warn(&r, "interrupted by %s", strsignal(sig));
+	r.config = cli_config_json(cfg);
+
+	if (!r.config || build_report(&r, &s) < 0) {
+		cli_error("out of memory while building the report");
+		rc = EXIT_ENV;
+		goto out;
+	}
+	if ((rc = report_json_write(&r, cfg->output)) < 0) {
+		/* The directory was writable at start; it is not now (disk full,
+		 * removed).  Do not lose the run: try the temp directory. */
+		char fallback[PATH_MAX];
+		const char *tmp = getenv("TMPDIR");
+		snprintf(fallback, sizeof(fallback), "%s/rtsoak-%d.json", tmp && *tmp ? tmp : "/tmp",
+			 (int)getpid());
+		cli_error("--output: cannot write '%s': %s; writing %s instead", cfg->output,
+			  strerror(-rc), fallback);
+		if (report_json_write(&r, fallback) < 0) {
+			cli_error("cannot write %s either: the report is lost", fallback);
+			rc = EXIT_ENV;
+			goto out;
+		}
+		snprintf(cfg->output, sizeof(cfg->output), "%s", fallback);
+	}
+	if (!cfg->quiet) {
+		FILE *out = strcmp(cfg->output, "-") == 0 ? stderr : stdout;
+		report_text_print(&r, out);
+		if (out == stdout)
+			printf("report: %s\n", cfg->output);
+	}
+	rc = failed ? EXIT_ENV : EXIT_OK;
+out:
+	if (dma_fd >= 0)
+		close(dma_fd);
+	free_threads(&s);
+	report_free(&r);
+	return rc;
+}

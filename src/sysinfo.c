@@ -1,0 +1,645 @@
+/* sysinfo: record the machine state that decides RT latency (preemption model, isolation, idle
+ * states, frequency governors, ...) beside every result, because a latency number without the
+ * tuning that produced it can be neither compared nor reproduced.
+ *
+ * Everything is read from sysfs and procfs; nothing is changed and nothing is mounted.  A value
+ * this kernel does not expose is JSON null rather than an error, so snapshots from different
+ * machines keep one shape for compare.  The only failure is running out of memory, which every
+ * builder reports by returning NULL; that NULL travels up through put() to sysinfo_snapshot(). */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+#include "sysinfo.h"
+
+#define SYSCPU "/sys/devices/system/cpu/"
+/* Enough for any sysfs attribute (one page) and a long /proc/cmdline, yet a --record glob that
+ * hits a big file cannot bloat the report. */
+#define READ_MAX (64 * 1024)
+/* Far above NR_CPUS (8192 at most), so only a corrupt cpulist can hit it. */
+#define CPU_LIMIT 65536u
+
+/* jansson's set_new already drops v when o is NULL and fails when v is NULL, so chained builders
+ * need no checks of their own: one OOM anywhere makes the final finish() return NULL. */
+static int put(json_t *o, const char *key, json_t *v)
+{
+	return json_object_set_new(o, key, v);
+}
+
+static json_t *finish(json_t *o, int bad)
+{
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* A file we cannot read is a null value; only ENOMEM aborts the snapshot. */
+static json_t *missing(int err)
+{
+	return err == ENOMEM ? NULL : json_null();
+}
+
+/* The one reader for sysfs/procfs: at most READ_MAX bytes, NUL-terminated, caller frees.  trim
+ * drops all trailing whitespace (sysfs pads lists with a space before the newline); otherwise
+ * only the newline the kernel appends goes, so --record keeps files as they are.  NULL with
+ * errno set on failure. */
+static char *read_file(const char *path, size_t *lenp, int trim)
+{
+	/* O_NONBLOCK: a --record glob may match something like /proc/kmsg that blocks forever. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	char *buf = malloc(READ_MAX + 1);
+	size_t len = 0;
+	ssize_t r = buf ? 1 : -1;
+
+	if (!buf)
+		errno = ENOMEM;
+	while (r > 0 && len < READ_MAX) {
+		r = read(fd, buf + len, READ_MAX - len);
+		if (r > 0)
+			len += (size_t)r;
+	}
+	int err = errno;
+	close(fd);
+	if (r < 0) {
+		free(buf);
+		errno = err;
+		return NULL;
+	}
+	if (trim)
+		while (len && isspace((unsigned char)buf[len - 1]))
+			len--;
+	else if (len && buf[len - 1] == '\n')
+		len--;
+	buf[len] = '\0';
+	char *small = realloc(buf, len + 1); /* hand back the rest of the 64 KiB */
+	if (lenp)
+		*lenp = len;
+	return small ? small : buf;
+}
+
+__attribute__((format(printf, 2, 0))) static char *vreadf(size_t *lenp, const char *fmt,
+							   va_list ap)
+{
+	char path[PATH_MAX];
+	int n = vsnprintf(path, sizeof(path), fmt, ap);
+
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	return read_file(path, lenp, 1);
+}
+
+__attribute__((format(printf, 1, 2))) static char *readf(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	char *s = vreadf(NULL, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+__attribute__((format(printf, 1, 2))) static int is_dir(const char *fmt, ...)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	va_list ap;
+
+	va_start(ap, fmt);
+	int n = vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	return n >= 0 && (size_t)n < sizeof(path) && !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/* Firmware strings (DMI, CPUID) are not promised to be UTF-8 and jansson rejects invalid UTF-8;
+ * mask the high bytes rather than lose the whole value.  NULL only when out of memory. */
+static json_t *str_json(char *s, size_t len)
+{
+	json_t *v = json_stringn(s, len);
+
+	if (v)
+		return v;
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] >= 0x80)
+			s[i] = '?';
+	return json_stringn(s, len);
+}
+
+__attribute__((format(printf, 1, 2))) static json_t *file_str(const char *fmt, ...)
+{
+	size_t len;
+	va_list ap;
+
+	va_start(ap, fmt);
+	char *s = vreadf(&len, fmt, ap);
+	va_end(ap);
+	if (!s)
+		return missing(errno);
+	json_t *v = str_json(s, len);
+	free(s);
+	return v;
+}
+
+__attribute__((format(printf, 1, 2))) static json_t *file_int(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	char *s = vreadf(NULL, fmt, ap);
+	va_end(ap);
+	if (!s)
+		return missing(errno);
+	char *end;
+	errno = 0;
+	long long n = strtoll(s, &end, 10);
+	json_t *v = (end == s || *end || errno) ? json_null() : json_integer(n);
+	free(s);
+	return v;
+}
+
+/* THP and sched/preempt list every choice and mark the active one: "always [madvise] never". */
+static json_t *selected(const char *path, char open, char close)
+{
+	char *s = readf("%s", path);
+	if (!s)
+		return missing(errno);
+	char *b = strchr(s, open), *e = b ? strchr(b, close) : NULL;
+	json_t *v = e ? str_json(b + 1, (size_t)(e - b - 1)) : json_null();
+	free(s);
+	return v;
+}
+
+/* The rest of the first line of path that starts with prefix, trailing whitespace dropped;
+ * NULL with errno ENOENT when there is none. */
+static char *find_line(const char *path, const char *prefix)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	char *line = NULL, *hit = NULL;
+	size_t cap = 0, plen = strlen(prefix);
+	int err = ENOENT;
+
+	errno = 0;
+	while (getline(&line, &cap, f) >= 0) {
+		if (strncmp(line, prefix, plen))
+			continue;
+		size_t len = strlen(line + plen);
+		while (len && isspace((unsigned char)line[plen + len - 1]))
+			len--;
+		hit = malloc(len + 1);
+		err = ENOMEM;
+		if (hit) {
+			memcpy(hit, line + plen, len);
+			hit[len] = '\0';
+		}
+		break;
+	}
+	if (!hit && errno == ENOMEM)
+		err = ENOMEM;
+	free(line);
+	fclose(f);
+	errno = err;
+	return hit;
+}
+
+/* Sysfs names CPU sets only as cpulists ("0-3,8"); we need them as arrays to walk per-CPU dirs. */
+static int cpulist_parse(const char *s, unsigned **out, size_t *np)
+{
+	unsigned *v = NULL;
+	size_t n = 0, cap = 0;
+
+	while (*s) {
+		char *end;
+		unsigned long a = strtoul(s, &end, 10), b = a;
+		if (end == s)
+			goto inval;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtoul(s, &end, 10);
+			if (end == s || b < a)
+				goto inval;
+		}
+		if (b >= CPU_LIMIT)
+			goto inval;
+		for (; a <= b; a++) {
+			if (n == cap) {
+				unsigned *nv = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof(*v));
+				if (!nv) {
+					free(v);
+					errno = ENOMEM;
+					return -1;
+				}
+				v = nv;
+			}
+			v[n++] = (unsigned)a;
+		}
+		s = end + (*end == ',');
+		if (*end && *end != ',')
+			goto inval;
+	}
+	*out = v;
+	*np = n;
+	return 0;
+inval:
+	free(v);
+	errno = EINVAL;
+	return -1;
+}
+
+/* The inverse, for a sorted array; "" for an empty set, like the kernel's own lists. */
+static char *cpulist_format(const unsigned *v, size_t n)
+{
+	char *s = malloc(n * 24 + 1), *p = s;
+
+	if (!s)
+		return NULL;
+	*p = '\0';
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j + 1 < n && v[j + 1] == v[j] + 1)
+			j++;
+		p += sprintf(p, j > i ? "%s%u-%u" : "%s%u", i ? "," : "", v[i], v[j]);
+		i = j + 1;
+	}
+	return s;
+}
+
+/* uname only says "PREEMPT" for the preemptible models; a kernel that says nothing is "none" or
+ * "voluntary", and only its config tells which. */
+static const char *config_preempt(const char *release)
+{
+	char path[PATH_MAX], *hit;
+
+	if ((size_t)snprintf(path, sizeof(path), "/boot/config-%s", release) >= sizeof(path))
+		return NULL;
+	if ((hit = find_line(path, "CONFIG_PREEMPT_NONE=y"))) {
+		free(hit);
+		return "none";
+	}
+	if ((hit = find_line(path, "CONFIG_PREEMPT_VOLUNTARY=y"))) {
+		free(hit);
+		return "voluntary";
+	}
+	return NULL;
+}
+
+static json_t *preempt_info(const struct utsname *u)
+{
+	const char *ver = u ? u->version : "", *model = NULL;
+	size_t vl = strlen(ver);
+	char *rt = readf("/sys/kernel/realtime");
+
+	if (!rt && errno == ENOMEM)
+		return NULL;
+	if ((rt && !strcmp(rt, "1")) || strstr(ver, "PREEMPT_RT"))
+		model = "rt";
+	else if (strstr(ver, "PREEMPT_DYNAMIC"))
+		model = "dynamic";
+	else if (strstr(ver, "PREEMPT ") || (vl >= 7 && !strcmp(ver + vl - 7, "PREEMPT")))
+		model = "full";
+	else if (u)
+		model = config_preempt(u->release);
+	free(rt);
+
+	json_t *o = json_object();
+	int bad = put(o, "model", model ? json_string(model) : json_null());
+	/* Only debugfs knows the live mode of a dynamic kernel; we never mount it ourselves. */
+	bad |= put(o, "active", model && !strcmp(model, "dynamic")
+			? selected("/sys/kernel/debug/sched/preempt", '(', ')') : json_null());
+	return finish(o, bad);
+}
+
+static json_t *kernel_info(struct utsname *u)
+{
+	json_t *o = json_object();
+	int bad = 0;
+
+	bad |= put(o, "sysname", u ? str_json(u->sysname, strlen(u->sysname)) : json_null());
+	bad |= put(o, "release", u ? str_json(u->release, strlen(u->release)) : json_null());
+	bad |= put(o, "version", u ? str_json(u->version, strlen(u->version)) : json_null());
+	bad |= put(o, "machine", u ? str_json(u->machine, strlen(u->machine)) : json_null());
+	return finish(o, bad);
+}
+
+static json_t *cpu_model(void)
+{
+	char *s = find_line("/proc/cpuinfo", "model name");
+	if (!s)
+		return missing(errno);
+	char *p = strchr(s, ':');
+	json_t *v = json_null();
+	if (p) {
+		p += strspn(p + 1, " \t") + 1;
+		v = str_json(p, strlen(p));
+	}
+	free(s);
+	return v;
+}
+
+static json_t *cpus_info(void)
+{
+	json_t *o = json_object(), *nohz = file_str(SYSCPU "nohz_full");
+	int bad = 0;
+
+	/* CONFIG_NO_HZ_FULL kernels booted without nohz_full= print the unset mask as "(null)". */
+	if (json_is_string(nohz) && !strcmp(json_string_value(nohz), "(null)"))
+		bad |= json_string_set(nohz, "");
+	bad |= put(o, "online", file_str(SYSCPU "online"));
+	bad |= put(o, "possible", file_str(SYSCPU "possible"));
+	bad |= put(o, "isolated", file_str(SYSCPU "isolated"));
+	bad |= put(o, "nohz_full", nohz);
+	return finish(o, bad);
+}
+
+static json_t *idle_states(const unsigned *cpus, size_t n)
+{
+	json_t *a = json_array();
+	unsigned *dis = malloc((n ? n : 1) * sizeof(*dis));
+	size_t first = 0;
+	int bad = !a || !dis;
+
+	while (first < n && !is_dir(SYSCPU "cpu%u/cpuidle", cpus[first]))
+		first++;
+	for (unsigned i = 0;
+	     !bad && first < n && is_dir(SYSCPU "cpu%u/cpuidle/state%u", cpus[first], i); i++) {
+		unsigned c0 = cpus[first];
+		size_t nd = 0;
+		for (size_t c = 0; c < n; c++) {
+			char *d = readf(SYSCPU "cpu%u/cpuidle/state%u/disable", cpus[c], i);
+			if (d && !strcmp(d, "1"))
+				dis[nd++] = cpus[c];
+			bad |= !d && errno == ENOMEM;
+			free(d);
+		}
+		char *list = cpulist_format(dis, nd);
+		json_t *s = json_object();
+		bad |= put(s, "index", json_integer(i));
+		bad |= put(s, "name", file_str(SYSCPU "cpu%u/cpuidle/state%u/name", c0, i));
+		bad |= put(s, "desc", file_str(SYSCPU "cpu%u/cpuidle/state%u/desc", c0, i));
+		bad |= put(s, "latency_us", file_int(SYSCPU "cpu%u/cpuidle/state%u/latency", c0, i));
+		bad |= put(s, "residency_us",
+			   file_int(SYSCPU "cpu%u/cpuidle/state%u/residency", c0, i));
+		bad |= put(s, "disabled_cpus", list ? json_string(list) : NULL);
+		free(list);
+		bad |= json_array_append_new(a, finish(s, bad));
+	}
+	free(dis);
+	return finish(a, bad);
+}
+
+static json_t *cpuidle_info(const unsigned *cpus, size_t n)
+{
+	json_t *o = json_object(), *gov = file_str(SYSCPU "cpuidle/current_governor");
+	int bad = 0;
+
+	if (json_is_null(gov))
+		gov = file_str(SYSCPU "cpuidle/current_governor_ro");
+	bad |= put(o, "driver", file_str(SYSCPU "cpuidle/current_driver"));
+	bad |= put(o, "governor", gov);
+	bad |= put(o, "states", idle_states(cpus, n));
+	return finish(o, bad);
+}
+
+static json_t *cpufreq_info(const unsigned *cpus, size_t n)
+{
+	if (!is_dir(SYSCPU "cpu0/cpufreq"))
+		return json_null();
+	json_t *o = json_object(), *gov = json_object(), *driver = json_null();
+	int bad = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!is_dir(SYSCPU "cpu%u/cpufreq", cpus[i]))
+			continue;
+		if (json_is_null(driver))
+			driver = file_str(SYSCPU "cpu%u/cpufreq/scaling_driver", cpus[i]);
+		char key[16];
+		snprintf(key, sizeof(key), "%u", cpus[i]);
+		bad |= put(gov, key, file_str(SYSCPU "cpu%u/cpufreq/scaling_governor", cpus[i]));
+	}
+	bad |= put(o, "driver", driver);
+	bad |= put(o, "governor_by_cpu", gov);
+	return finish(o, bad);
+}
+
+static json_t *hypervisor(void)
+{
+	json_t *v = file_str("/sys/hypervisor/type"); /* Xen dom0/domU say so here */
+
+	if (!json_is_null(v))
+		return v;
+#if defined(__x86_64__) || defined(__i386__)
+	static const char *const names[][2] = {
+		{ "KVMKVMKVM", "kvm" },		{ "Microsoft Hv", "hyperv" },
+		{ "VMwareVMware", "vmware" },	{ "XenVMMXenVMM", "xen" },
+		{ "TCGTCGTCGTCG", "qemu-tcg" },
+	};
+	unsigned a, b, c, d;
+	char id[13];
+
+	/* Leaf 0x40000000 is only defined when the "running under a hypervisor" bit is set. */
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 31)))
+		return json_null();
+	__cpuid(0x40000000, a, b, c, d);
+	memcpy(id, &b, 4);
+	memcpy(id + 4, &c, 4);
+	memcpy(id + 8, &d, 4);
+	id[12] = '\0'; /* KVM pads its signature with NULs */
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(id, names[i][0]))
+			return json_string(names[i][1]);
+	return str_json(id, strlen(id));
+#else
+	return json_null();
+#endif
+}
+
+static json_t *slub_cpu_partial(void)
+{
+	DIR *d = opendir("/sys/kernel/slab");
+	if (!d)
+		return missing(errno);
+	json_t *o = json_object();
+	struct dirent *de;
+	struct stat st;
+	int bad = 0;
+
+	while (!bad && (de = readdir(d))) {
+		/* Merged caches appear once as a directory and again as symlinks to it. */
+		if (de->d_name[0] == '.' || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		char *v = readf("/sys/kernel/slab/%s/cpu_partial", de->d_name);
+		if (!v) {
+			bad |= errno == ENOMEM;
+			continue;
+		}
+		json_int_t seen = json_integer_value(json_object_get(o, v));
+		bad |= put(o, v, json_integer(seen + 1));
+		free(v);
+	}
+	closedir(d);
+	return finish(o, bad);
+}
+
+json_t *sysinfo_snapshot(void)
+{
+	struct utsname uts, *u = uname(&uts) ? NULL : &uts;
+	unsigned *cpus = NULL;
+	size_t ncpu = 0;
+	char *online = readf(SYSCPU "online");
+	int bad = !online && errno == ENOMEM;
+
+	/* Without a readable online list there are no per-CPU dirs to walk: leave ncpu at 0. */
+	if (online && cpulist_parse(online, &cpus, &ncpu))
+		bad |= errno == ENOMEM;
+	free(online);
+
+	json_t *s = json_object(), *o;
+	bad |= put(s, "kernel", kernel_info(u));
+	bad |= put(s, "preempt", preempt_info(u));
+	bad |= put(s, "realtime", file_int("/sys/kernel/realtime"));
+	bad |= put(s, "cmdline", file_str("/proc/cmdline"));
+	bad |= put(s, "cpu_model", cpu_model());
+	bad |= put(s, "cpus", cpus_info());
+	bad |= put(s, "numa_nodes", file_str("/sys/devices/system/node/online"));
+
+	/* Fill each small object before attaching it: put() consumes it even when it fails. */
+	o = json_object();
+	bad |= put(o, "current",
+		   file_str("/sys/devices/system/clocksource/clocksource0/current_clocksource"));
+	bad |= put(o, "available",
+		   file_str("/sys/devices/system/clocksource/clocksource0/available_clocksource"));
+	bad |= put(s, "clocksource", o);
+
+	bad |= put(s, "cpuidle", cpuidle_info(cpus, ncpu));
+	bad |= put(s, "cpufreq", cpufreq_info(cpus, ncpu));
+
+	o = json_object();
+	bad |= put(o, "runtime_us", file_int("/proc/sys/kernel/sched_rt_runtime_us"));
+	bad |= put(o, "period_us", file_int("/proc/sys/kernel/sched_rt_period_us"));
+	bad |= put(s, "sched_rt", o);
+
+	bad |= put(s, "timer_migration", file_int("/proc/sys/kernel/timer_migration"));
+
+	o = json_object();
+	bad |= put(o, "enabled", selected("/sys/kernel/mm/transparent_hugepage/enabled", '[', ']'));
+	bad |= put(o, "defrag", selected("/sys/kernel/mm/transparent_hugepage/defrag", '[', ']'));
+	bad |= put(s, "transparent_hugepage", o);
+
+	o = json_object();
+	bad |= put(o, "hypervisor", hypervisor());
+	bad |= put(o, "product", file_str("/sys/class/dmi/id/product_name"));
+	bad |= put(o, "vendor", file_str("/sys/class/dmi/id/sys_vendor"));
+	bad |= put(s, "virtualization", o);
+
+	bad |= put(s, "slub_cpu_partial", slub_cpu_partial());
+	bad |= put(s, "recorded", json_object());
+	free(cpus);
+	return finish(s, bad);
+}
+
+__attribute__((format(printf, 3, 4))) static int reject(char *err, size_t errlen,
+							 const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (err && errlen)
+		vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int under_sys_or_proc(const char *p)
+{
+	return !strncmp(p, "/sys/", 5) || !strncmp(p, "/proc/", 6);
+}
+
+int sysinfo_record_check(const char *pattern, char *err, size_t errlen)
+{
+	if (!under_sys_or_proc(pattern))
+		return reject(err, errlen, "'%s' is outside /sys and /proc", pattern);
+	for (const char *p = pattern; (p = strstr(p, "..")); p += 2)
+		if ((p[-1] == '/') && (p[2] == '/' || !p[2]))
+			return reject(err, errlen, "'%s' contains '..'", pattern);
+
+	glob_t g;
+	int rc = glob(pattern, 0, NULL, &g), files = 0, readable = 0;
+	if (rc == GLOB_NOSPACE)
+		return reject(err, errlen, "out of memory expanding '%s'", pattern);
+	if (rc)
+		return reject(err, errlen, "'%s' matches no file", pattern);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		char real[PATH_MAX];
+		struct stat st;
+		if (stat(g.gl_pathv[i], &st) || !S_ISREG(st.st_mode))
+			continue;
+		/* "/proc/self/root/etc/x" or a ".?" that globbed ".." would leave the tree. */
+		if (!realpath(g.gl_pathv[i], real) || !under_sys_or_proc(real)) {
+			rc = reject(err, errlen, "'%s' matches '%s', which is outside /sys and /proc",
+				    pattern, g.gl_pathv[i]);
+			break;
+		}
+		files++;
+		readable += !access(g.gl_pathv[i], R_OK);
+	}
+	globfree(&g);
+	if (rc)
+		return rc;
+	if (!files)
+		return reject(err, errlen, "'%s' matches no file", pattern);
+	if (!readable)
+		return reject(err, errlen, "'%s' matches no readable file", pattern);
+	return 0;
+}
+
+int sysinfo_record(json_t *system, char *const *globs, size_t nglobs)
+{
+	json_t *rec = json_object_get(system, "recorded");
+
+	if (!json_is_object(system))
+		return -EINVAL;
+	if (!json_is_object(rec) && put(system, "recorded", rec = json_object()))
+		return -ENOMEM;
+	for (size_t i = 0; i < nglobs; i++) {
+		glob_t g;
+		int rc = glob(globs[i], 0, NULL, &g);
+		if (rc == GLOB_NOMATCH) /* vanished since sysinfo_record_check(): nothing to record */
+			continue;
+		if (rc)
+			return rc == GLOB_NOSPACE ? -ENOMEM : -EIO;
+		for (size_t j = 0; !rc && j < g.gl_pathc; j++) {
+			struct stat st;
+			size_t len;
+			if (stat(g.gl_pathv[j], &st) || !S_ISREG(st.st_mode))
+				continue;
+			char *s = read_file(g.gl_pathv[j], &len, 0);
+			json_t *v = s ? str_json(s, len) : missing(errno);
+			free(s);
+			rc = put(rec, g.gl_pathv[j], v) ? -ENOMEM : 0;
+		}
+		globfree(&g);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}

@@ -1,0 +1,33 @@
+/* util: small helpers shared by the CLI, session and report writers. */
+#ifndef RTSOAK_UTIL_H
+#define RTSOAK_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define NSEC_PER_USEC 1000ull
+#define NSEC_PER_MSEC 1000000ull
+#define NSEC_PER_SEC 1000000000ull
+
+/* Read a small text file into buf, strip one trailing newline.
+ * Returns the length, or -errno. */
+int util_read_file(const char *path, char *buf, size_t len) __attribute__((warn_unused_result));
+
+uint64_t util_now_ns(clockid_t clk);
+
+/* Format a CLOCK_REALTIME instant as ISO-8601 UTC with milliseconds,
+ * e.g. 2026-11-30T18:17:42.123Z. */
+void util_iso8601(uint64_t realtime_ns, char *buf, size_t len);
+
+/* Write `len` bytes to `path` atomically: a temp file in the same directory,
+ * fsync, rename, fsync of the directory.  On failure the old file (if any) is
+ * untouched and the temp file removed.  Returns 0 or -errno. */
+int util_write_atomic(const char *path, const char *data, size_t len)
+	__attribute__((warn_unused_result));
+
+/* Check that a file could be created at `path` (its directory exists and is
+ * writable) by creating and removing a temp file there.  Returns 0 or -errno. */
+int util_check_writable(const char *path) __attribute__((warn_unused_result));
+
+#endif

@@ -1,0 +1,63 @@
+# lib.sh: shared helpers for the integration tests (TAP output for
+# automake's tap-driver).  Sourced, not run.
+set -u
+
+: "${RTSOAK:=$(cd "$(dirname "$0")/../.." && pwd)/rtsoak}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${SCHEMA:=$top_srcdir/docs/report-schema.json}"
+: "${PYTHON3:=/usr/bin/python3}"
+
+tap_n=0
+tap_failed=0
+WORK=$(mktemp -d /tmp/rtsoak-it.XXXXXX)
+chmod 755 "$WORK"
+trap 'rm -rf "$WORK"' EXIT
+
+plan() { echo "1..$1"; }
+
+# ok STATUS NAME: STATUS 0 passes.
+ok() {
+	tap_n=$((tap_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $tap_n - $2"
+	else
+		echo "not ok $tap_n - $2"
+		tap_failed=$((tap_failed + 1))
+	fi
+}
+
+diag() { echo "# $*"; }
+
+# skip_all REASON: the whole test cannot run here (exit 77 = SKIP).
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 77
+}
+
+done_testing() { [ "$tap_failed" -eq 0 ]; exit $?; }
+
+# validate FILE...: schema + invariants; prints problems as diagnostics.
+validate() {
+	local out
+	out=$("$PYTHON3" "$top_srcdir/tests/validate_report.py" "$SCHEMA" "$@" 2>&1)
+	local rc=$?
+	[ -n "$out" ] && echo "$out" | sed 's/^/# /'
+	return $rc
+}
+
+# jq-like extraction with python: jget FILE EXPR (EXPR uses variable r).
+jget() {
+	"$PYTHON3" -c 'import json,sys; r=json.load(open(sys.argv[1])); v=eval(sys.argv[2]); print(json.dumps(v) if not isinstance(v,str) else v)' "$1" "$2"
+}
+
+require_python_jsonschema() {
+	"$PYTHON3" -c 'import jsonschema' 2>/dev/null ||
+		skip_all "python3-jsonschema is not installed (apt-get install python3-jsonschema)"
+}
+
+require_root() {
+	[ "$(id -u)" -eq 0 ] || skip_all "needs root for SCHED_FIFO (CI runs as root)"
+}
+
+online_cpus() { cat /sys/devices/system/cpu/online; }
+ncpus() { "$PYTHON3" -c 'import os; print(len(os.sched_getaffinity(0)))'; }

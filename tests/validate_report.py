@@ -1,0 +1,67 @@
+#!/usr/bin/python3
+"""Validate rtsoak reports against docs/report-schema.json and check the
+invariants a schema cannot express.  Usage: validate_report.py SCHEMA FILE...
+Exit 0 when every file is valid; prints one line per problem otherwise."""
+import json
+import sys
+
+import jsonschema
+
+
+def reject_constant(name):
+    raise ValueError("non-JSON number %s" % name)
+
+
+def invariants(rep):
+    for key in ("results", "aggregates"):
+        for i, r in enumerate(rep[key]):
+            where = "%s[%d]" % (key, i)
+            total = sum(b[2] for b in r["histogram"])
+            if total != r["count"]:
+                yield "%s: histogram holds %d samples, count is %d" % (where, total, r["count"])
+            if r["count"] == 0:
+                stats = [k for k in r if k.endswith("_ns") and r[k] is not None]
+                if stats:
+                    yield "%s: count 0 but %s not null" % (where, stats)
+                continue
+            chain = [r["min_ns"], r["p50_ns"], r["p90_ns"], r["p99_ns"], r["p99_9_ns"],
+                     r["p99_99_ns"], r["p99_999_ns"], r["max_ns"]]
+            if chain != sorted(chain):
+                yield "%s: min <= percentiles <= max does not hold: %s" % (where, chain)
+            if not r["min_ns"] <= r["mean_ns"] <= r["max_ns"]:
+                yield "%s: mean outside [min, max]" % where
+            lowers = [b[0] for b in r["histogram"]]
+            if lowers != sorted(set(lowers)) or any(b[0] >= b[1] for b in r["histogram"]):
+                yield "%s: histogram buckets not ascending or empty" % where
+            if r["histogram"] and not (r["histogram"][0][0] <= r["min_ns"] and
+                                       r["max_ns"] < r["histogram"][-1][1]):
+                yield "%s: min/max outside the histogram's range" % where
+            lat = [t["latency_ns"] for t in r["top"]]
+            if lat != sorted(lat, reverse=True) or (lat and lat[0] != r["max_ns"]):
+                yield "%s: top list not sorted or not headed by max" % where
+
+
+def main():
+    schema = json.load(open(sys.argv[1]))
+    validator = jsonschema.Draft202012Validator(schema)
+    bad = 0
+    for path in sys.argv[2:]:
+        try:
+            with open(path) as f:
+                rep = json.load(f, parse_constant=reject_constant)
+        except (OSError, ValueError) as e:
+            print("%s: %s" % (path, e))
+            bad += 1
+            continue
+        errors = list(validator.iter_errors(rep))
+        for e in errors[:10]:
+            print("%s: %s: %s" % (path, "/".join(str(p) for p in e.absolute_path), e.message))
+        problems = list(invariants(rep)) if not errors else []
+        for p in problems:
+            print("%s: %s" % (path, p))
+        bad += bool(errors or problems)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
