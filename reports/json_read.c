@@ -65,16 +65,19 @@ static int read_histogram(struct rd *rd, json_t *h, struct report_result *res, c
 
 	if (!json_is_array(h))
 		return fail(rd, where, "histogram is not an array");
-	json_array_foreach(h, i, b) {
-		json_t *lo = json_array_get(b, 0), *up = json_array_get(b, 1), *c = json_array_get(b, 2);
+	json_array_foreach (h, i, b) {
+		json_t *lo = json_array_get(b, 0), *up = json_array_get(b, 1),
+		       *c = json_array_get(b, 2);
 		if (!json_is_array(b) || json_array_size(b) != 3 || !json_is_integer(lo) ||
 		    !json_is_integer(up) || !json_is_integer(c) || json_integer_value(lo) < 0 ||
 		    json_integer_value(c) < 0)
-			return fail(rd, where, "histogram entry is not [lower_ns, upper_ns, count]");
+			return fail(rd, where,
+				    "histogram entry is not [lower_ns, upper_ns, count]");
 		uint64_t lower = (uint64_t)json_integer_value(lo);
 		unsigned idx = histogram_index(lower);
 		if (histogram_lower(idx) != lower)
-			return fail(rd, where, "histogram bucket does not match the log-linear layout");
+			return fail(rd, where,
+				    "histogram bucket does not match the log-linear layout");
 		res->hist->bucket[idx] += (uint64_t)json_integer_value(c);
 	}
 	return 0;
@@ -91,7 +94,8 @@ static int read_result(struct rd *rd, struct report *r, json_t *o, bool aggregat
 	snprintf(where, sizeof(where), "%s[%zu]", aggregate ? "aggregates" : "results", n);
 	if (!json_is_object(o))
 		return fail(rd, where, "is not an object");
-	if ((rc = get_str(rd, o, "probe", where, &probe)) || (rc = get_str(rd, o, "phase", where, &phase)))
+	if ((rc = get_str(rd, o, "probe", where, &probe)) ||
+	    (rc = get_str(rd, o, "phase", where, &phase)))
 		return rc;
 	if (json_is_integer(cpu) && json_integer_value(cpu) >= 0 && json_integer_value(cpu) < 65536)
 		cpuno = (int)json_integer_value(cpu);
@@ -126,7 +130,8 @@ static int read_result(struct rd *rd, struct report *r, json_t *o, bool aggregat
 	for (unsigned i = 0; i < res->ntop; i++) {
 		json_t *s = json_array_get(top, i);
 		if ((rc = get_u64(rd, s, "t_ns", where, false, &res->top[i].t_ns, NULL)) ||
-		    (rc = get_u64(rd, s, "latency_ns", where, false, &res->top[i].latency_ns, NULL)))
+		    (rc =
+			 get_u64(rd, s, "latency_ns", where, false, &res->top[i].latency_ns, NULL)))
 			return rc;
 	}
 	rc = read_histogram(rd, json_object_get(o, "histogram"), res, where);
@@ -135,7 +140,8 @@ static int read_result(struct rd *rd, struct report *r, json_t *o, bool aggregat
 	return rc;
 }
 
-static int read_results(struct rd *rd, struct report *r, json_t *root, const char *key, bool aggregate)
+static int read_results(struct rd *rd, struct report *r, json_t *root, const char *key,
+			bool aggregate)
 {
 	json_t *arr = json_object_get(root, key), *o;
 	size_t i;
@@ -143,7 +149,7 @@ static int read_results(struct rd *rd, struct report *r, json_t *root, const cha
 
 	if (!json_is_array(arr))
 		return fail(rd, key, arr ? "is not an array" : "is missing");
-	json_array_foreach(arr, i, o)
+	json_array_foreach (arr, i, o)
 		if ((rc = read_result(rd, r, o, aggregate, i)))
 			return rc;
 	return 0;
@@ -188,13 +194,13 @@ static int read_root(struct rd *rd, struct report *r, json_t *root)
 	r->argv = calloc(json_array_size(argv) + 1, sizeof(*r->argv));
 	if (!r->tool_version || !r->argv)
 		return -ENOMEM;
-	json_array_foreach(argv, i, v) {
+	json_array_foreach (argv, i, v) {
 		if (!json_is_string(v))
 			return fail(rd, "tool.argv", "holds a non-string");
 		if (!(r->argv[r->argc++] = strdup(json_string_value(v))))
 			return -ENOMEM;
 	}
-	json_array_foreach(warnings, i, v) {
+	json_array_foreach (warnings, i, v) {
 		if (!json_is_string(v))
 			return fail(rd, "run.warnings", "holds a non-string");
 		if (report_warn(r, "%s", json_string_value(v)))

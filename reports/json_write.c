@@ -38,8 +38,8 @@ static json_t *result_json(const struct report_result *res)
 	if (!o || !top || !hist)
 		goto fail;
 	json_object_set_new(o, "probe", json_string(res->probe));
-	json_object_set_new(o, "cpu", res->cpu == REPORT_CPU_ALL ? json_string("all")
-								 : json_integer(res->cpu));
+	json_object_set_new(
+	    o, "cpu", res->cpu == REPORT_CPU_ALL ? json_string("all") : json_integer(res->cpu));
 	json_object_set_new(o, "phase", json_string(res->phase));
 	json_object_set_new(o, "count", ns(res->count));
 	json_object_set_new(o, "missed", ns(res->missed));
@@ -51,9 +51,9 @@ static json_t *result_json(const struct report_result *res)
 	for (unsigned i = 0; i < REPORT_NPCT; i++)
 		json_object_set_new(o, report_pct_key[i], has ? ns(res->pct[i]) : json_null());
 	for (unsigned i = 0; i < res->ntop; i++)
-		json_array_append_new(top, json_pack("{s:I, s:I}", "t_ns", (json_int_t)res->top[i].t_ns,
-						     "latency_ns",
-						     (json_int_t)res->top[i].latency_ns));
+		json_array_append_new(top,
+				      json_pack("{s:I, s:I}", "t_ns", (json_int_t)res->top[i].t_ns,
+						"latency_ns", (json_int_t)res->top[i].latency_ns));
 	json_object_set_new(o, "top", top);
 	for (unsigned i = 0; res->hist && i < HISTOGRAM_BUCKETS; i++) {
 		uint64_t c = res->hist->bucket[i];

@@ -43,8 +43,8 @@ void report_text_print(const struct report *r, FILE *out)
 		r->status == REPORT_RUNNING ? " (partial report)" : "");
 	fprintf(out, "%-11s %4s %10s %9s %9s %9s %9s %9s %7s\n", "probe", "cpu", "count", "min",
 		"p50", "p99", "p99.99", "max", "missed");
-	fprintf(out, "%-11s %4s %10s %9s %9s %9s %9s %9s %7s\n", "", "", "", "(us)", "(us)",
-		"(us)", "(us)", "(us)", "");
+	fprintf(out, "%-11s %4s %10s %9s %9s %9s %9s %9s %7s\n", "", "", "", "(us)", "(us)", "(us)",
+		"(us)", "(us)", "");
 	for (size_t i = 0; i < r->nresults; i++)
 		row(out, &r->results[i]);
 	for (size_t i = 0; i < r->naggregates; i++)

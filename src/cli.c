@@ -31,31 +31,32 @@ void cli_error(const char *fmt, ...)
 
 void cli_usage(FILE *out)
 {
-	fputs("usage: rtsoak [run] [OPTION]...\n"
-	      "       rtsoak sysinfo\n"
-	      "       rtsoak report FILE.json [--json OUT]\n"
-	      "       rtsoak probes | help | version\n"
-	      "\n"
-	      "Measure wake-up latency of pinned SCHED_FIFO threads and write a JSON report.\n"
-	      "\n"
-	      "  -c, --cpus LIST        CPUs to measure, e.g. 0-3,8 (default: all online CPUs we may use)\n"
-	      "  -p, --priority N       SCHED_FIFO priority of the probes, 1-99 (default 95)\n"
-	      "  -i, --interval T       wake-up period: ns, us, ms, s; a bare number is us (default 1ms)\n"
-	      "  -D, --duration T       run time: s, m, h, d; a bare number is s (default 60s)\n"
-	      "  -l, --loops N          stop each probe after N samples\n"
-	      "  -P, --probes LIST      probes to run, comma-separated (default: timer)\n"
-	      "  -o, --output FILE      report path, '-' for stdout (default rtsoak-<UTC time>.json)\n"
-	      "  -q, --quiet            no summary on stdout\n"
-	      "      --top K            keep the K largest samples per result (default 32)\n"
-	      "      --housekeeping LIST  CPUs for rtsoak's own main thread (default: unmeasured CPUs)\n"
-	      "      --dma-latency US   hold /dev/cpu_dma_latency at US microseconds for the run\n"
-	      "      --no-rt            run as SCHED_OTHER when real-time scheduling is not allowed\n"
-	      "      --record GLOB      add the contents of matching /sys or /proc files to the report\n"
-	      "  -h, --help             this help\n"
-	      "  -V, --version          print the version\n"
-	      "\n"
-	      "Exit status: 0 ok, 1 a declared limit failed, 2 usage or input error, 3 environment error.\n",
-	      out);
+	fputs(
+	    "usage: rtsoak [run] [OPTION]...\n"
+	    "       rtsoak sysinfo\n"
+	    "       rtsoak report FILE.json [--json OUT]\n"
+	    "       rtsoak probes | help | version\n"
+	    "\n"
+	    "Measure wake-up latency of pinned SCHED_FIFO threads and write a JSON report.\n"
+	    "\n"
+	    "  -c, --cpus LIST        CPUs to measure, e.g. 0-3,8 (default: all online CPUs we may use)\n"
+	    "  -p, --priority N       SCHED_FIFO priority of the probes, 1-99 (default 95)\n"
+	    "  -i, --interval T       wake-up period: ns, us, ms, s; a bare number is us (default 1ms)\n"
+	    "  -D, --duration T       run time: s, m, h, d; a bare number is s (default 60s)\n"
+	    "  -l, --loops N          stop each probe after N samples\n"
+	    "  -P, --probes LIST      probes to run, comma-separated (default: timer)\n"
+	    "  -o, --output FILE      report path, '-' for stdout (default rtsoak-<UTC time>.json)\n"
+	    "  -q, --quiet            no summary on stdout\n"
+	    "      --top K            keep the K largest samples per result (default 32)\n"
+	    "      --housekeeping LIST  CPUs for rtsoak's own main thread (default: unmeasured CPUs)\n"
+	    "      --dma-latency US   hold /dev/cpu_dma_latency at US microseconds for the run\n"
+	    "      --no-rt            run as SCHED_OTHER when real-time scheduling is not allowed\n"
+	    "      --record GLOB      add the contents of matching /sys or /proc files to the report\n"
+	    "  -h, --help             this help\n"
+	    "  -V, --version          print the version\n"
+	    "\n"
+	    "Exit status: 0 ok, 1 a declared limit failed, 2 usage or input error, 3 environment error.\n",
+	    out);
 }
 
 enum {
@@ -119,14 +120,15 @@ static int parse_probes(struct run_config *cfg, const char *arg)
 		if (!ops) {
 			char names[256] = "";
 			for (unsigned i = 0; probe_registry[i]; i++)
-				snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
-					 i ? ", " : "", probe_registry[i]->name);
+				snprintf(names + strlen(names), sizeof(names) - strlen(names),
+					 "%s%s", i ? ", " : "", probe_registry[i]->name);
 			cli_error("--probes: unknown probe '%s' (available: %s)", tok, names);
 			rc = EXIT_USAGE;
 			break;
 		}
 		if (ops->unavailable) {
-			cli_error("--probes: probe '%s' cannot run here: %s", tok, ops->unavailable);
+			cli_error("--probes: probe '%s' cannot run here: %s", tok,
+				  ops->unavailable);
 			rc = EXIT_ENV;
 			break;
 		}
@@ -199,15 +201,19 @@ int cli_parse_run(struct run_config *cfg, int argc, char **argv)
 			cfg->priority = (int)v;
 			break;
 		case 'i':
-			if (parse_duration(optarg, NSEC_PER_USEC, &cfg->interval_ns, err, sizeof(err)))
+			if (parse_duration(optarg, NSEC_PER_USEC, &cfg->interval_ns, err,
+					   sizeof(err)))
 				goto bad;
-			if (cfg->interval_ns < MIN_INTERVAL_NS || cfg->interval_ns > MAX_INTERVAL_NS) {
-				snprintf(err, sizeof(err), "'%s' is out of range (expected 1us to 1h)", optarg);
+			if (cfg->interval_ns < MIN_INTERVAL_NS ||
+			    cfg->interval_ns > MAX_INTERVAL_NS) {
+				snprintf(err, sizeof(err),
+					 "'%s' is out of range (expected 1us to 1h)", optarg);
 				goto bad;
 			}
 			break;
 		case 'D':
-			if (parse_duration(optarg, NSEC_PER_SEC, &cfg->duration_ns, err, sizeof(err)))
+			if (parse_duration(optarg, NSEC_PER_SEC, &cfg->duration_ns, err,
+					   sizeof(err)))
 				goto bad;
 			duration_given = true;
 			break;
@@ -224,7 +230,8 @@ int cli_parse_run(struct run_config *cfg, int argc, char **argv)
 				snprintf(err, sizeof(err), "the path is empty");
 				goto bad;
 			}
-			if (snprintf(cfg->output, sizeof(cfg->output), "%s", optarg) >= (int)sizeof(cfg->output)) {
+			if (snprintf(cfg->output, sizeof(cfg->output), "%s", optarg) >=
+			    (int)sizeof(cfg->output)) {
 				snprintf(err, sizeof(err), "the path is too long");
 				goto bad;
 			}
@@ -273,7 +280,7 @@ int cli_parse_run(struct run_config *cfg, int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		continue;
-bad:
+	bad:
 		cli_error("%s: %s", optname, err);
 		return EXIT_USAGE;
 	}
@@ -320,21 +327,16 @@ json_t *cli_config_json(const struct run_config *cfg)
 		json_array_append_new(probes, json_string(cfg->probes[i]->name));
 	for (unsigned i = 0; i < cfg->nrecord; i++)
 		json_array_append_new(record, json_string(cfg->record[i]));
-	return json_pack("{s:o, s:o, s:s, s:i, s:I, s:o, s:o, s:o, s:i, s:o, s:b, s:s, s:o, s:s, s:o}",
-			 "cpus", cpus_json(&cfg->cpus),
-			 "housekeeping_cpus",
-			 cpuset_empty(&cfg->housekeeping) ? json_null() : cpus_json(&cfg->housekeeping),
-			 "policy", cfg->no_rt ? "SCHED_OTHER" : "SCHED_FIFO",
-			 "priority", cfg->priority,
-			 "interval_ns", (json_int_t)cfg->interval_ns,
-			 "duration_ns", cfg->duration_ns ? json_integer((json_int_t)cfg->duration_ns) : json_null(),
-			 "loops", cfg->loops ? json_integer((json_int_t)cfg->loops) : json_null(),
-			 "probes", probes,
-			 "top_k", (int)cfg->top_k,
-			 "dma_latency_us", cfg->dma_latency_us >= 0 ? json_integer(cfg->dma_latency_us) : json_null(),
-			 "no_rt", cfg->no_rt,
-			 "output", cfg->output,
-			 "record", record,
-			 "clock", "CLOCK_MONOTONIC",
-			 "phases", json_pack("[s]", "all"));
+	return json_pack(
+	    "{s:o, s:o, s:s, s:i, s:I, s:o, s:o, s:o, s:i, s:o, s:b, s:s, s:o, s:s, s:o}", "cpus",
+	    cpus_json(&cfg->cpus), "housekeeping_cpus",
+	    cpuset_empty(&cfg->housekeeping) ? json_null() : cpus_json(&cfg->housekeeping),
+	    "policy", cfg->no_rt ? "SCHED_OTHER" : "SCHED_FIFO", "priority", cfg->priority,
+	    "interval_ns", (json_int_t)cfg->interval_ns, "duration_ns",
+	    cfg->duration_ns ? json_integer((json_int_t)cfg->duration_ns) : json_null(), "loops",
+	    cfg->loops ? json_integer((json_int_t)cfg->loops) : json_null(), "probes", probes,
+	    "top_k", (int)cfg->top_k, "dma_latency_us",
+	    cfg->dma_latency_us >= 0 ? json_integer(cfg->dma_latency_us) : json_null(), "no_rt",
+	    cfg->no_rt, "output", cfg->output, "record", record, "clock", "CLOCK_MONOTONIC",
+	    "phases", json_pack("[s]", "all"));
 }

@@ -20,7 +20,7 @@ enum {
 	EXIT_OK = 0,
 	EXIT_LIMIT = 1, /* the run worked but a declared limit failed */
 	EXIT_USAGE = 2, /* bad command line or input file */
-	EXIT_ENV = 3,   /* the machine cannot do it: privileges, kernel features */
+	EXIT_ENV = 3,	/* the machine cannot do it: privileges, kernel features */
 };
 
 struct run_config {
@@ -32,9 +32,9 @@ struct run_config {
 	int priority;
 	uint64_t interval_ns;
 	uint64_t duration_ns; /* 0: no time limit (only with --loops) */
-	uint64_t loops;       /* 0: until the duration ends */
+	uint64_t loops;	      /* 0: until the duration ends */
 	unsigned top_k;
-	int dma_latency_us;   /* -1: leave /dev/cpu_dma_latency alone */
+	int dma_latency_us; /* -1: leave /dev/cpu_dma_latency alone */
 	bool no_rt;
 	bool quiet;
 	char output[PATH_MAX]; /* "-" for stdout */

@@ -105,7 +105,8 @@ int cpuset_parse(struct cpuset *s, const char *str, char *err, size_t errlen)
 		if (*p == '\0')
 			return 0;
 		if (*p != ',' || p[1] == '\0') {
-			snprintf(err, errlen, "'%s' is not a CPU list (expected e.g. 0-3,8,10-11)", str);
+			snprintf(err, errlen, "'%s' is not a CPU list (expected e.g. 0-3,8,10-11)",
+				 str);
 			return -EINVAL;
 		}
 		p++;

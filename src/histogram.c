@@ -55,6 +55,12 @@ uint64_t histogram_percentile(const struct histogram *h, double p, uint64_t min,
 	uint64_t rank = r < 1 ? 1 : (r > (long double)n ? n : (uint64_t)r);
 	uint64_t seen = 0;
 
+	/* The extreme ranks are known exactly: no bucket estimate. */
+	if (rank == n)
+		return max;
+	if (rank == 1)
+		return min;
+
 	for (unsigned i = 0; i < HISTOGRAM_BUCKETS; i++) {
 		seen += h->bucket[i];
 		if (seen < rank)

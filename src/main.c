@@ -77,7 +77,8 @@ static int cmd_report(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 1) {
-		cli_error("report: expected one report file (usage: rtsoak report FILE.json [--json OUT])");
+		cli_error(
+		    "report: expected one report file (usage: rtsoak report FILE.json [--json OUT])");
 		return EXIT_USAGE;
 	}
 	if ((rc = report_json_read(argv[optind], &r, err, sizeof(err))) < 0) {
@@ -104,7 +105,8 @@ static int cmd_probes(int argc, char **argv)
 	(void)argv;
 	for (unsigned i = 0; probe_registry[i]; i++) {
 		const struct probe_ops *p = probe_registry[i];
-		printf("%-8s %s%s%s\n", p->name, p->summary, p->unavailable ? " [unavailable: " : "",
+		printf("%-8s %s%s%s\n", p->name, p->summary,
+		       p->unavailable ? " [unavailable: " : "",
 		       p->unavailable ? p->unavailable : "");
 	}
 	return EXIT_OK;
@@ -138,6 +140,7 @@ int main(int argc, char **argv)
 		printf("rtsoak %s\n", PACKAGE_VERSION);
 		return EXIT_OK;
 	}
-	cli_error("unknown command '%s' (commands: run, sysinfo, report, probes, help, version)", cmd);
+	cli_error("unknown command '%s' (commands: run, sysinfo, report, probes, help, version)",
+		  cmd);
 	return EXIT_USAGE;
 }

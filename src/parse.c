@@ -68,7 +68,9 @@ int parse_duration(const char *s, uint64_t bare_unit_ns, uint64_t *out_ns, char 
 	}
 	return 0;
 bad:
-	snprintf(err, errlen, "'%s' is not a duration (expected a number and a unit: ns, us, ms, s, m, h, d)", s);
+	snprintf(err, errlen,
+		 "'%s' is not a duration (expected a number and a unit: ns, us, ms, s, m, h, d)",
+		 s);
 	return -EINVAL;
 range:
 	snprintf(err, errlen, "'%s' is too large", s);

@@ -10,7 +10,8 @@
 /* A positive duration: a decimal number (fractions allowed, "1.5ms") and a
  * unit among ns, us, ms, s, m, h, d.  A bare number is in `bare_unit_ns`.
  * Zero, negative, malformed and overflowing values are rejected. */
-int parse_duration(const char *s, uint64_t bare_unit_ns, uint64_t *out_ns, char *err, size_t errlen);
+int parse_duration(const char *s, uint64_t bare_unit_ns, uint64_t *out_ns, char *err,
+		   size_t errlen);
 
 /* An unsigned integer in [min, max]. */
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *err, size_t errlen);

@@ -39,16 +39,16 @@ struct probe_ops {
 struct probe_thread {
 	const struct probe_ops *ops;
 	int cpu;
-	int priority;        /* 0: SCHED_OTHER (--no-rt) */
+	int priority; /* 0: SCHED_OTHER (--no-rt) */
 	uint64_t interval_ns;
-	uint64_t loops;      /* 0: until stop */
-	uint64_t t0_ns;      /* CLOCK_MONOTONIC start of the run, set before release */
-	const int *stop;     /* read with relaxed atomics; set by the session */
+	uint64_t loops;	 /* 0: until stop */
+	uint64_t t0_ns;	 /* CLOCK_MONOTONIC start of the run, set before release */
+	const int *stop; /* read with relaxed atomics; set by the session */
 	struct recorder *rec[PROBE_MAX_RESULTS];
 	unsigned nrec;
 	pthread_t thread;
-	pid_t tid;           /* kernel thread id, for the report and for tests */
-	void *priv;          /* the probe's own state */
+	pid_t tid;  /* kernel thread id, for the report and for tests */
+	void *priv; /* the probe's own state */
 	char err[160];
 };
 

@@ -17,13 +17,13 @@
 #define RECORDER_TOP_MAX 4096
 
 struct recorder_sample {
-	uint64_t t_ns;       /* since the run's start */
+	uint64_t t_ns; /* since the run's start */
 	uint64_t latency_ns;
 };
 
 struct recorder {
-	uint64_t count;      /* samples recorded; read live with __atomic loads */
-	uint64_t missed;     /* deadlines that passed while we were late */
+	uint64_t count;	 /* samples recorded; read live with __atomic loads */
+	uint64_t missed; /* deadlines that passed while we were late */
 	uint64_t min, max, max_at;
 	uint64_t sum;
 	unsigned __int128 sumsq; /* exact: 60 s squared overflows 64 bits */
@@ -32,7 +32,7 @@ struct recorder {
 	uint64_t top_floor;
 	unsigned top_k, top_n;
 	struct recorder_sample *top;
-	size_t alloc_size;   /* for numa_free() */
+	size_t alloc_size; /* for numa_free() */
 	bool on_numa;
 	struct histogram hist;
 } __attribute__((aligned(64)));

@@ -156,13 +156,14 @@ int report_build_aggregates(struct report *r)
 			recorder_merge(acc, one);
 			for (unsigned t = 0; t < b->ntop; t++)
 				if (b->top[t].latency_ns >= acc->top_floor)
-					recorder_top_insert(acc, b->top[t].latency_ns, b->top[t].t_ns);
+					recorder_top_insert(acc, b->top[t].latency_ns,
+							    b->top[t].t_ns);
 		}
 		agg = report_add_result(r, true, a->probe, REPORT_CPU_ALL, a->phase);
 		if (!agg)
 			goto out;
 		rc = report_result_from_recorder(agg, acc);
-out:
+	out:
 		recorder_free(acc);
 		recorder_free(one);
 		if (rc)

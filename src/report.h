@@ -89,7 +89,7 @@ int report_json_write(const struct report *r, const char *path) __attribute__((w
 /* Read a report written by report_json_write.  On error returns -EINVAL
  * (or -errno) with a one-line reason in err. */
 int report_json_read(const char *path, struct report *r, char *err, size_t errlen)
-	__attribute__((warn_unused_result));
+    __attribute__((warn_unused_result));
 void report_text_print(const struct report *r, FILE *out);
 
 #endif

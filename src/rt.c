@@ -30,10 +30,11 @@ int rt_check_fifo(int priority, char *err, size_t errlen)
 	int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 
 	if (rc) {
-		snprintf(err, errlen,
-			 "cannot use SCHED_FIFO priority %d: %s (run as root, grant CAP_SYS_NICE, "
-			 "or raise RLIMIT_RTPRIO, e.g. 'ulimit -r %d'; --no-rt measures as SCHED_OTHER)",
-			 priority, strerror(rc), priority);
+		snprintf(
+		    err, errlen,
+		    "cannot use SCHED_FIFO priority %d: %s (run as root, grant CAP_SYS_NICE, "
+		    "or raise RLIMIT_RTPRIO, e.g. 'ulimit -r %d'; --no-rt measures as SCHED_OTHER)",
+		    priority, strerror(rc), priority);
 		return -rc;
 	}
 	(void)pthread_setschedparam(pthread_self(), SCHED_OTHER, &other);

@@ -46,8 +46,8 @@ struct session {
 	pthread_cond_t cond;
 	unsigned ready;
 	int go;
-	int stop;            /* read by probes with relaxed atomics */
-	unsigned finished;   /* probes whose loop has returned */
+	int stop;	   /* read by probes with relaxed atomics */
+	unsigned finished; /* probes whose loop has returned */
 };
 
 static void kick_handler(int sig)
@@ -136,7 +136,8 @@ static int start_threads(struct session *s)
 	if (!s->threads)
 		return -ENOMEM;
 	for (unsigned p = 0; p < cfg->nprobes; p++)
-		for (int c = cpuset_next(&cfg->cpus, 0); c >= 0; c = cpuset_next(&cfg->cpus, c + 1)) {
+		for (int c = cpuset_next(&cfg->cpus, 0); c >= 0;
+		     c = cpuset_next(&cfg->cpus, c + 1)) {
 			struct probe_thread *t = &s->threads[n++];
 			t->ops = cfg->probes[p];
 			t->cpu = c;
@@ -197,8 +198,8 @@ static int wait_for_end(struct session *s, uint64_t t0)
 			return 0;
 		/* Housekeeping tick: 100 ms keeps --loops runs prompt and costs
 		 * nothing on the measured CPUs. */
-		uint64_t wait = deadline - now < 100 * NSEC_PER_MSEC ? deadline - now
-								      : 100 * NSEC_PER_MSEC;
+		uint64_t wait =
+		    deadline - now < 100 * NSEC_PER_MSEC ? deadline - now : 100 * NSEC_PER_MSEC;
 		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)wait };
 		int sig = sigtimedwait(&set, NULL, &ts);
 		if (sig > 0)
@@ -231,7 +232,7 @@ static int build_report(struct report *r, struct session *s)
 		struct probe_thread *t = &s->threads[i];
 		for (unsigned k = 0; k < t->nrec; k++) {
 			struct report_result *res =
-				report_add_result(r, false, t->ops->results[k], t->cpu, "all");
+			    report_add_result(r, false, t->ops->results[k], t->cpu, "all");
 			if (!res || !t->rec[k] || report_result_from_recorder(res, t->rec[k]))
 				return -ENOMEM;
 		}
@@ -281,14 +282,17 @@ static int check_environment(struct run_config *cfg, struct report *r, int *dma_
 	long runtime, period;
 	int c, rc;
 
-	if (cpuset_allowed(&allowed) == 0 && (c = cpuset_first_missing(&cfg->cpus, &allowed)) >= 0) {
+	if (cpuset_allowed(&allowed) == 0 &&
+	    (c = cpuset_first_missing(&cfg->cpus, &allowed)) >= 0) {
 		char list[512];
 		cpuset_format(&allowed, list, sizeof(list));
-		cli_error("--cpus: CPU %d is not in this process's affinity mask (allowed: %s)", c, list);
+		cli_error("--cpus: CPU %d is not in this process's affinity mask (allowed: %s)", c,
+			  list);
 		return EXIT_ENV;
 	}
 	if (cfg->no_rt) {
-		report_warn(r, "--no-rt: probes ran as SCHED_OTHER; latencies include the fair scheduler");
+		report_warn(
+		    r, "--no-rt: probes ran as SCHED_OTHER; latencies include the fair scheduler");
 	} else if (rt_check_fifo(cfg->priority, err, sizeof(err)) < 0) {
 		cli_error("%s", err);
 		return EXIT_ENV;
@@ -311,10 +315,11 @@ static int check_environment(struct run_config *cfg, struct report *r, int *dma_
 		}
 	}
 	if (!cfg->no_rt && rt_throttling(&runtime, &period) == 0 && runtime >= 0)
-		report_warn(r,
-			    "RT throttling is on (sched_rt_runtime_us=%ld of %ld): SCHED_FIFO tasks get "
-			    "at most that share of each period, which can delay probes under RT load",
-			    runtime, period);
+		report_warn(
+		    r,
+		    "RT throttling is on (sched_rt_runtime_us=%ld of %ld): SCHED_FIFO tasks get "
+		    "at most that share of each period, which can delay probes under RT load",
+		    runtime, period);
 	return -1;
 }
 
@@ -401,8 +406,8 @@ int session_run(struct run_config *cfg)
 		 * removed).  Do not lose the run: try the temp directory. */
 		char fallback[PATH_MAX];
 		const char *tmp = getenv("TMPDIR");
-		snprintf(fallback, sizeof(fallback), "%s/rtsoak-%d.json", tmp && *tmp ? tmp : "/tmp",
-			 (int)getpid());
+		snprintf(fallback, sizeof(fallback), "%s/rtsoak-%d.json",
+			 tmp && *tmp ? tmp : "/tmp", (int)getpid());
 		cli_error("--output: cannot write '%s': %s; writing %s instead", cfg->output,
 			  strerror(-rc), fallback);
 		if (report_json_write(&r, fallback) < 0) {

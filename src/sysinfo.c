@@ -54,6 +54,13 @@ static json_t *missing(int err)
 	return err == ENOMEM ? NULL : json_null();
 }
 
+static size_t rtrim(const char *s, size_t len)
+{
+	while (len && isspace((unsigned char)s[len - 1]))
+		len--;
+	return len;
+}
+
 /* The one reader for sysfs/procfs: at most READ_MAX bytes, NUL-terminated, caller frees.  trim
  * drops all trailing whitespace (sysfs pads lists with a space before the newline); otherwise
  * only the newline the kernel appends goes, so --record keeps files as they are.  NULL with
@@ -83,8 +90,7 @@ static char *read_file(const char *path, size_t *lenp, int trim)
 		return NULL;
 	}
 	if (trim)
-		while (len && isspace((unsigned char)buf[len - 1]))
-			len--;
+		len = rtrim(buf, len);
 	else if (len && buf[len - 1] == '\n')
 		len--;
 	buf[len] = '\0';
@@ -187,40 +193,6 @@ static json_t *selected(const char *path, char open, char close)
 	return v;
 }
 
-/* The rest of the first line of path that starts with prefix, trailing whitespace dropped;
- * NULL with errno ENOENT when there is none. */
-static char *find_line(const char *path, const char *prefix)
-{
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return NULL;
-	char *line = NULL, *hit = NULL;
-	size_t cap = 0, plen = strlen(prefix);
-	int err = ENOENT;
-
-	errno = 0;
-	while (getline(&line, &cap, f) >= 0) {
-		if (strncmp(line, prefix, plen))
-			continue;
-		size_t len = strlen(line + plen);
-		while (len && isspace((unsigned char)line[plen + len - 1]))
-			len--;
-		hit = malloc(len + 1);
-		err = ENOMEM;
-		if (hit) {
-			memcpy(hit, line + plen, len);
-			hit[len] = '\0';
-		}
-		break;
-	}
-	if (!hit && errno == ENOMEM)
-		err = ENOMEM;
-	free(line);
-	fclose(f);
-	errno = err;
-	return hit;
-}
-
 /* Sysfs names CPU sets only as cpulists ("0-3,8"); we need them as arrays to walk per-CPU dirs. */
 static int cpulist_parse(const char *s, unsigned **out, size_t *np)
 {
@@ -283,25 +255,6 @@ static char *cpulist_format(const unsigned *v, size_t n)
 	return s;
 }
 
-/* uname only says "PREEMPT" for the preemptible models; a kernel that says nothing is "none" or
- * "voluntary", and only its config tells which. */
-static const char *config_preempt(const char *release)
-{
-	char path[PATH_MAX], *hit;
-
-	if ((size_t)snprintf(path, sizeof(path), "/boot/config-%s", release) >= sizeof(path))
-		return NULL;
-	if ((hit = find_line(path, "CONFIG_PREEMPT_NONE=y"))) {
-		free(hit);
-		return "none";
-	}
-	if ((hit = find_line(path, "CONFIG_PREEMPT_VOLUNTARY=y"))) {
-		free(hit);
-		return "voluntary";
-	}
-	return NULL;
-}
-
 static json_t *preempt_info(const struct utsname *u)
 {
 	const char *ver = u ? u->version : "", *model = NULL;
@@ -316,8 +269,6 @@ static json_t *preempt_info(const struct utsname *u)
 		model = "dynamic";
 	else if (strstr(ver, "PREEMPT ") || (vl >= 7 && !strcmp(ver + vl - 7, "PREEMPT")))
 		model = "full";
-	else if (u)
-		model = config_preempt(u->release);
 	free(rt);
 
 	json_t *o = json_object();
@@ -342,16 +293,25 @@ static json_t *kernel_info(struct utsname *u)
 
 static json_t *cpu_model(void)
 {
-	char *s = find_line("/proc/cpuinfo", "model name");
-	if (!s)
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	if (!f)
 		return missing(errno);
-	char *p = strchr(s, ':');
+	char *line = NULL, *p;
+	size_t cap = 0;
 	json_t *v = json_null();
-	if (p) {
-		p += strspn(p + 1, " \t") + 1;
-		v = str_json(p, strlen(p));
+
+	errno = 0;
+	while (getline(&line, &cap, f) >= 0) {
+		if (!strncmp(line, "model name", 10) && (p = strchr(line, ':'))) {
+			p += 1 + strspn(p + 1, " \t");
+			v = str_json(p, rtrim(p, strlen(p)));
+			break;
+		}
 	}
-	free(s);
+	if (json_is_null(v) && errno == ENOMEM)
+		v = NULL;
+	free(line);
+	fclose(f);
 	return v;
 }
 
@@ -395,7 +355,8 @@ static json_t *idle_states(const unsigned *cpus, size_t n)
 		bad |= put(s, "index", json_integer(i));
 		bad |= put(s, "name", file_str(SYSCPU "cpu%u/cpuidle/state%u/name", c0, i));
 		bad |= put(s, "desc", file_str(SYSCPU "cpu%u/cpuidle/state%u/desc", c0, i));
-		bad |= put(s, "latency_us", file_int(SYSCPU "cpu%u/cpuidle/state%u/latency", c0, i));
+		bad |= put(s, "latency_us",
+			   file_int(SYSCPU "cpu%u/cpuidle/state%u/latency", c0, i));
 		bad |= put(s, "residency_us",
 			   file_int(SYSCPU "cpu%u/cpuidle/state%u/residency", c0, i));
 		bad |= put(s, "disabled_cpus", list ? json_string(list) : NULL);
@@ -466,7 +427,7 @@ static json_t *hypervisor(void)
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(id, names[i][0]))
 			return json_string(names[i][1]);
-	return str_json(id, strlen(id));
+	return str_json(id, rtrim(id, strlen(id))); /* "bhyve bhyve " */
 #else
 	return json_null();
 #endif
@@ -484,8 +445,8 @@ static json_t *slub_cpu_partial(void)
 
 	while (!bad && (de = readdir(d))) {
 		/* Merged caches appear once as a directory and again as symlinks to it. */
-		if (de->d_name[0] == '.' || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
-		    !S_ISDIR(st.st_mode))
+		if (de->d_name[0] == '.' ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
 			continue;
 		char *v = readf("/sys/kernel/slab/%s/cpu_partial", de->d_name);
 		if (!v) {
@@ -595,7 +556,7 @@ int sysinfo_record_check(const char *pattern, char *err, size_t errlen)
 			continue;
 		/* "/proc/self/root/etc/x" or a ".?" that globbed ".." would leave the tree. */
 		if (!realpath(g.gl_pathv[i], real) || !under_sys_or_proc(real)) {
-			rc = reject(err, errlen, "'%s' matches '%s', which is outside /sys and /proc",
+			rc = reject(err, errlen, "'%s' matches '%s', outside /sys and /proc",
 				    pattern, g.gl_pathv[i]);
 			break;
 		}
@@ -623,7 +584,7 @@ int sysinfo_record(json_t *system, char *const *globs, size_t nglobs)
 	for (size_t i = 0; i < nglobs; i++) {
 		glob_t g;
 		int rc = glob(globs[i], 0, NULL, &g);
-		if (rc == GLOB_NOMATCH) /* vanished since sysinfo_record_check(): nothing to record */
+		if (rc == GLOB_NOMATCH) /* vanished since sysinfo_record_check() */
 			continue;
 		if (rc)
 			return rc == GLOB_NOSPACE ? -ENOMEM : -EIO;

@@ -24,7 +24,7 @@ void util_iso8601(uint64_t realtime_ns, char *buf, size_t len);
  * fsync, rename, fsync of the directory.  On failure the old file (if any) is
  * untouched and the temp file removed.  Returns 0 or -errno. */
 int util_write_atomic(const char *path, const char *data, size_t len)
-	__attribute__((warn_unused_result));
+    __attribute__((warn_unused_result));
 
 /* Check that a file could be created at `path` (its directory exists and is
  * writable) by creating and removing a temp file there.  Returns 0 or -errno. */

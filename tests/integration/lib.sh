@@ -28,10 +28,12 @@ ok() {
 
 diag() { echo "# $*"; }
 
-# skip_all REASON: the whole test cannot run here (exit 77 = SKIP).
+# skip_all REASON: the whole test cannot run here.  Under automake's TAP
+# driver a skip is the plan "1..0 # SKIP reason" with exit 0 (exit 77 would
+# be reported as an ERROR); the reason lands in the test's log.
 skip_all() {
 	echo "1..0 # SKIP $*"
-	exit 77
+	exit 0
 }
 
 done_testing() { [ "$tap_failed" -eq 0 ]; exit $?; }

@@ -45,7 +45,8 @@ int main(void)
 	ok(rejects("1-", -EINVAL), "cpuset_rejects_open_range");
 	ok(rejects("4096", -ERANGE), "cpuset_rejects_cpu_beyond_limit");
 	cpuset_parse(&s, "1,5-6", err, sizeof(err));
-	ok(cpuset_count(&s) == 3 && cpuset_next(&s, 2) == 5 && cpuset_has(&s, 6) && !cpuset_has(&s, 0),
+	ok(cpuset_count(&s) == 3 && cpuset_next(&s, 2) == 5 && cpuset_has(&s, 6) &&
+	       !cpuset_has(&s, 0),
 	   "cpuset_count_next_has");
 	struct cpuset online;
 	ok(cpuset_online(&online) == 0 && cpuset_has(&online, 0), "cpuset_online_includes_cpu0");

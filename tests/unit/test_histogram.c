@@ -45,8 +45,7 @@ static void histogram_relative_error_below_1pct(void)
 				break;
 			}
 		}
-	ok(!bad, "histogram_relative_error_below_1pct (1 ns .. 2^36 ns)%s",
-	   bad ? " FAILED" : "");
+	ok(!bad, "histogram_relative_error_below_1pct (1 ns .. 2^36 ns)%s", bad ? " FAILED" : "");
 	if (bad)
 		diag("value %llu", (unsigned long long)worst_v);
 	ok(histogram_index(60000000000ull) < HISTOGRAM_OVERFLOW, "histogram_60s_is_not_overflow");
@@ -57,17 +56,19 @@ static void histogram_edge_values(void)
 	ok(histogram_index(0) == 0 && histogram_lower(0) == 0 && histogram_upper(0) == 1,
 	   "histogram_zero_has_its_own_bucket");
 	ok(histogram_index(1) == 1 && histogram_upper(1) == 2, "histogram_one_is_exact");
-	ok(histogram_index(127) == 127 && histogram_index(128) == 128 && histogram_lower(128) == 128,
+	ok(histogram_index(127) == 127 && histogram_index(128) == 128 &&
+	       histogram_lower(128) == 128,
 	   "histogram_exact_range_joins_log_range");
 	ok(histogram_index(HISTOGRAM_MAX_TRACKABLE - 1) == HISTOGRAM_OVERFLOW - 1,
 	   "histogram_last_regular_bucket");
 	ok(histogram_index(HISTOGRAM_MAX_TRACKABLE) == HISTOGRAM_OVERFLOW &&
-		   histogram_index(UINT64_MAX) == HISTOGRAM_OVERFLOW,
+	       histogram_index(UINT64_MAX) == HISTOGRAM_OVERFLOW,
 	   "histogram_top_values_clamp_to_overflow");
 	/* Buckets tile the range with no gap or overlap. */
 	int tiles = 1;
 	for (unsigned i = 0; i + 1 < HISTOGRAM_OVERFLOW; i++)
-		if (histogram_upper(i) != histogram_lower(i + 1) || histogram_index(histogram_lower(i)) != i)
+		if (histogram_upper(i) != histogram_lower(i + 1) ||
+		    histogram_index(histogram_lower(i)) != i)
 			tiles = 0;
 	ok(tiles, "histogram_buckets_tile_the_range");
 }

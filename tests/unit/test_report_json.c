@@ -77,15 +77,16 @@ int main(void)
 	snprintf(bad, sizeof(bad), "%s/bad.json", dir);
 
 	build(&r);
-	ok(r.naggregates == 1 && r.aggregates[0].count == 5000 && r.aggregates[0].cpu == REPORT_CPU_ALL,
+	ok(r.naggregates == 1 && r.aggregates[0].count == 5000 &&
+	       r.aggregates[0].cpu == REPORT_CPU_ALL,
 	   "report_aggregate_merges_cpus_of_one_probe");
 	ok(r.results[0].max == 90000000000ull + 4321 * 7919 % 100000 &&
-		   r.results[0].pct[REPORT_NPCT - 1] <= r.results[0].max,
+	       r.results[0].pct[REPORT_NPCT - 1] <= r.results[0].max,
 	   "report_overflow_sample_keeps_exact_max");
 	ok(report_json_write(&r, a) == 0, "report_json_write_succeeds");
 	ok(report_json_read(a, &back, err, sizeof(err)) == 0, "report_json_read_reads_own_output");
 	ok(back.nresults == 2 && back.results[1].count == 0 && back.status == REPORT_INTERRUPTED &&
-		   back.nwarnings == 1 && back.argc == 2,
+	       back.nwarnings == 1 && back.argc == 2,
 	   "report_json_read_rebuilds_the_model");
 	ok(report_json_write(&back, b) == 0, "report_json_write_of_read_model");
 	char *ta = slurp(a), *tb = slurp(b);
@@ -98,14 +99,17 @@ int main(void)
 
 	spit(bad, "{\"schema\": \"rtsoak-report/1\", ");
 	ok(report_json_read(bad, &back, err, sizeof(err)) == -EINVAL && strstr(err, bad) &&
-		   strstr(err, "line"),
+	       strstr(err, "line"),
 	   "report_json_read_names_truncated_file (%s)", err);
 	spit(bad, "{\"schema\": \"rtsoak-report/99\"}");
-	ok(report_json_read(bad, &back, err, sizeof(err)) == -EINVAL && strstr(err, "unknown schema"),
+	ok(report_json_read(bad, &back, err, sizeof(err)) == -EINVAL &&
+	       strstr(err, "unknown schema"),
 	   "report_json_read_rejects_unknown_schema (%s)", err);
 	spit(bad, "[1, 2]");
-	ok(report_json_read(bad, &back, err, sizeof(err)) == -EINVAL, "report_json_read_rejects_non_object (%s)", err);
-	ok(report_json_read("/nonexistent/x.json", &back, err, sizeof(err)) < 0 && strstr(err, "x.json"),
+	ok(report_json_read(bad, &back, err, sizeof(err)) == -EINVAL,
+	   "report_json_read_rejects_non_object (%s)", err);
+	ok(report_json_read("/nonexistent/x.json", &back, err, sizeof(err)) < 0 &&
+	       strstr(err, "x.json"),
 	   "report_json_read_names_missing_file (%s)", err);
 	/* A count that disagrees with the histogram is corruption. */
 	ta = slurp(a);

@@ -1,0 +1,51 @@
+#!/bin/bash
+# The probe threads really run SCHED_FIFO at the asked priority, pinned to
+# the asked CPUs (read back from /proc while the run is live); --no-rt makes
+# them SCHED_OTHER; the main thread is not SCHED_FIFO.
+. "$(dirname "$0")/lib.sh"
+require_root
+command -v chrt >/dev/null || skip_all "chrt (util-linux) is missing"
+
+cpus=$(online_cpus)
+n=$(ncpus)
+plan $((n * 3 + 3))
+cd "$WORK" || exit 1
+
+"$RTSOAK" run --duration 3s --priority 42 --cpus "$cpus" -q -o sched.json &
+pid=$!
+# Wait until the probe threads exist (named rtsoak/tim/N).
+for _ in $(seq 50); do
+	found=$(grep -l '^rtsoak/tim/' /proc/$pid/task/*/comm 2>/dev/null | wc -l)
+	[ "$found" -ge "$n" ] && break
+	sleep 0.1
+done
+for f in /proc/$pid/task/*/comm; do
+	name=$(cat "$f")
+	tid=$(basename "$(dirname "$f")")
+	case "$name" in
+	rtsoak/tim/*)
+		cpu=${name##*/}
+		pol=$(chrt -p "$tid")
+		echo "$pol" | grep -q "SCHED_FIFO"
+		ok $? "thread $name is SCHED_FIFO ($pol)"
+		echo "$pol" | grep -q "priority: 42"
+		ok $? "thread $name has priority 42"
+		allowed=$(awk '/^Cpus_allowed_list/ {print $2}' /proc/$pid/task/$tid/status)
+		[ "$allowed" = "$cpu" ]
+		ok $? "thread $name is pinned to CPU $cpu (allowed: $allowed)"
+		;;
+	esac
+done
+chrt -p "$pid" | grep -q SCHED_OTHER
+ok $? "main (housekeeping) thread is SCHED_OTHER"
+wait $pid
+ok $? "run exits 0"
+
+"$RTSOAK" run --duration 2s --no-rt --cpus 0 -q -o nort.json &
+pid=$!
+sleep 1
+tid=$(grep -l '^rtsoak/tim/0' /proc/$pid/task/*/comm | head -1 | xargs dirname | xargs basename)
+chrt -p "$tid" | grep -q SCHED_OTHER
+ok $? "--no-rt probe thread is SCHED_OTHER"
+wait $pid
+done_testing
