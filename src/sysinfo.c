@@ -61,10 +61,9 @@ static size_t rtrim(const char *s, size_t len)
 	return len;
 }
 
-/* The one reader for sysfs/procfs: at most READ_MAX bytes, NUL-terminated, caller frees.  trim
- * drops all trailing whitespace (sysfs pads lists with a space before the newline); otherwise
- * only the newline the kernel appends goes, so --record keeps files as they are.  NULL with
- * errno set on failure. */
+/* The one reader for sysfs/procfs: at most READ_MAX bytes, NUL-terminated, caller frees.  Values
+ * we store lose only the newline the kernel appends, so they read back exactly as `cat` shows
+ * them; trim drops all trailing whitespace, for values we parse.  NULL with errno set. */
 static char *read_file(const char *path, size_t *lenp, int trim)
 {
 	/* O_NONBLOCK: a --record glob may match something like /proc/kmsg that blocks forever. */
@@ -100,8 +99,8 @@ static char *read_file(const char *path, size_t *lenp, int trim)
 	return small ? small : buf;
 }
 
-__attribute__((format(printf, 2, 0))) static char *vreadf(size_t *lenp, const char *fmt,
-							   va_list ap)
+__attribute__((format(printf, 3, 0))) static char *vreadf(size_t *lenp, int trim, const char *fmt,
+							  va_list ap)
 {
 	char path[PATH_MAX];
 	int n = vsnprintf(path, sizeof(path), fmt, ap);
@@ -110,7 +109,7 @@ __attribute__((format(printf, 2, 0))) static char *vreadf(size_t *lenp, const ch
 		errno = ENAMETOOLONG;
 		return NULL;
 	}
-	return read_file(path, lenp, 1);
+	return read_file(path, lenp, trim);
 }
 
 __attribute__((format(printf, 1, 2))) static char *readf(const char *fmt, ...)
@@ -118,7 +117,7 @@ __attribute__((format(printf, 1, 2))) static char *readf(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	char *s = vreadf(NULL, fmt, ap);
+	char *s = vreadf(NULL, 1, fmt, ap);
 	va_end(ap);
 	return s;
 }
@@ -155,7 +154,7 @@ __attribute__((format(printf, 1, 2))) static json_t *file_str(const char *fmt, .
 	va_list ap;
 
 	va_start(ap, fmt);
-	char *s = vreadf(&len, fmt, ap);
+	char *s = vreadf(&len, 0, fmt, ap);
 	va_end(ap);
 	if (!s)
 		return missing(errno);
@@ -169,7 +168,7 @@ __attribute__((format(printf, 1, 2))) static json_t *file_int(const char *fmt, .
 	va_list ap;
 
 	va_start(ap, fmt);
-	char *s = vreadf(NULL, fmt, ap);
+	char *s = vreadf(NULL, 1, fmt, ap);
 	va_end(ap);
 	if (!s)
 		return missing(errno);
@@ -274,8 +273,10 @@ static json_t *preempt_info(const struct utsname *u)
 	json_t *o = json_object();
 	int bad = put(o, "model", model ? json_string(model) : json_null());
 	/* Only debugfs knows the live mode of a dynamic kernel; we never mount it ourselves. */
-	bad |= put(o, "active", model && !strcmp(model, "dynamic")
-			? selected("/sys/kernel/debug/sched/preempt", '(', ')') : json_null());
+	bad |= put(o, "active",
+		   model && !strcmp(model, "dynamic")
+		       ? selected("/sys/kernel/debug/sched/preempt", '(', ')')
+		       : json_null());
 	return finish(o, bad);
 }
 
@@ -355,8 +356,8 @@ static json_t *idle_states(const unsigned *cpus, size_t n)
 		bad |= put(s, "index", json_integer(i));
 		bad |= put(s, "name", file_str(SYSCPU "cpu%u/cpuidle/state%u/name", c0, i));
 		bad |= put(s, "desc", file_str(SYSCPU "cpu%u/cpuidle/state%u/desc", c0, i));
-		bad |= put(s, "latency_us",
-			   file_int(SYSCPU "cpu%u/cpuidle/state%u/latency", c0, i));
+		bad |=
+		    put(s, "latency_us", file_int(SYSCPU "cpu%u/cpuidle/state%u/latency", c0, i));
 		bad |= put(s, "residency_us",
 			   file_int(SYSCPU "cpu%u/cpuidle/state%u/residency", c0, i));
 		bad |= put(s, "disabled_cpus", list ? json_string(list) : NULL);
@@ -487,8 +488,10 @@ json_t *sysinfo_snapshot(void)
 	o = json_object();
 	bad |= put(o, "current",
 		   file_str("/sys/devices/system/clocksource/clocksource0/current_clocksource"));
-	bad |= put(o, "available",
-		   file_str("/sys/devices/system/clocksource/clocksource0/available_clocksource"));
+	/* The kernel ends this list with a space before the newline: trim it. */
+	char *avail = readf("/sys/devices/system/clocksource/clocksource0/available_clocksource");
+	bad |= put(o, "available", avail ? str_json(avail, strlen(avail)) : missing(errno));
+	free(avail);
 	bad |= put(s, "clocksource", o);
 
 	bad |= put(s, "cpuidle", cpuidle_info(cpus, ncpu));
@@ -518,8 +521,8 @@ json_t *sysinfo_snapshot(void)
 	return finish(s, bad);
 }
 
-__attribute__((format(printf, 3, 4))) static int reject(char *err, size_t errlen,
-							 const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int reject(char *err, size_t errlen, const char *fmt,
+							...)
 {
 	va_list ap;
 
