@@ -254,6 +254,28 @@ static char *cpulist_format(const unsigned *v, size_t n)
 	return s;
 }
 
+/* uname(2) shows PREEMPT, PREEMPT_RT or PREEMPT_DYNAMIC but says nothing for the
+ * none/voluntary models; the kernel's config tells them apart when the distribution
+ * installs it in /boot (Debian does). */
+static const char *preempt_from_boot_config(const struct utsname *u)
+{
+	char path[sizeof(u->release) + 16], line[256];
+	const char *model = NULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/boot/config-%s", u->release);
+	if (!(f = fopen(path, "re")))
+		return NULL;
+	while (!model && fgets(line, sizeof(line), f)) {
+		if (!strcmp(line, "CONFIG_PREEMPT_NONE=y\n"))
+			model = "none";
+		else if (!strcmp(line, "CONFIG_PREEMPT_VOLUNTARY=y\n"))
+			model = "voluntary";
+	}
+	fclose(f);
+	return model;
+}
+
 static json_t *preempt_info(const struct utsname *u)
 {
 	const char *ver = u ? u->version : "", *model = NULL;
@@ -268,6 +290,8 @@ static json_t *preempt_info(const struct utsname *u)
 		model = "dynamic";
 	else if (strstr(ver, "PREEMPT ") || (vl >= 7 && !strcmp(ver + vl - 7, "PREEMPT")))
 		model = "full";
+	else if (u)
+		model = preempt_from_boot_config(u);
 	free(rt);
 
 	json_t *o = json_object();
