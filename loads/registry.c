@@ -4,7 +4,10 @@
 
 #include "load.h"
 
+extern const struct load_ops load_cpu_ops;
+
 const struct load_ops *const load_registry[] = {
+	&load_cpu_ops,
 	NULL,
 };
 

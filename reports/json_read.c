@@ -210,6 +210,10 @@ static int read_root(struct rd *rd, struct report *r, json_t *root)
 	r->system = json_incref(json_object_get(root, "system"));
 	if (!json_is_object(r->config) || !json_is_object(r->system))
 		return fail(rd, "config/system", "missing or not an object");
+	r->loads = json_incref(json_object_get(root, "loads"));
+	r->phases = json_incref(json_object_get(root, "phases"));
+	if (!json_is_array(r->loads) || !json_is_array(r->phases))
+		return fail(rd, "loads/phases", "missing or not an array");
 	if ((rc = read_results(rd, r, root, "results", false)))
 		return rc;
 	return read_results(rd, r, root, "aggregates", true);

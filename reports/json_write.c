@@ -119,6 +119,8 @@ json_t *report_json(const struct report *r)
 				      "warnings", warnings));
 	json_object_set(root, "config", r->config ? r->config : json_object());
 	json_object_set(root, "system", r->system ? r->system : json_object());
+	json_object_set(root, "loads", r->loads ? r->loads : json_array());
+	json_object_set(root, "phases", r->phases ? r->phases : json_array());
 	json_object_set_new(root, "histogram_layout", histogram_layout());
 	json_object_set_new(root, "results", results);
 	json_object_set_new(root, "aggregates", aggregates);

@@ -1,20 +1,22 @@
 /* text: the terminal summary, one row per probe x CPU (then the all-CPU
  * aggregate), in microseconds as RT engineers read cyclictest output, but
- * with the percentiles cyclictest does not have. */
+ * with the percentiles cyclictest does not have.  Fits 80 columns; with
+ * phases, each phase gets its own block under a heading. */
 #include <config.h>
 
 #include <stdio.h>
+#include <string.h>
 
 #include "report.h"
 
 static void cell_us(FILE *out, bool has, uint64_t ns)
 {
 	if (!has)
-		fprintf(out, " %9s", "-");
-	else if (ns < 1000000000ull)
-		fprintf(out, " %9.1f", (double)ns / 1000.0);
+		fprintf(out, " %8s", "-");
+	else if (ns < 100000000ull)
+		fprintf(out, " %8.1f", (double)ns / 1000.0);
 	else
-		fprintf(out, " %9.0f", (double)ns / 1000.0);
+		fprintf(out, " %8.0f", (double)ns / 1000.0);
 }
 
 static void row(FILE *out, const struct report_result *res)
@@ -26,7 +28,7 @@ static void row(FILE *out, const struct report_result *res)
 		snprintf(cpu, sizeof(cpu), "all");
 	else
 		snprintf(cpu, sizeof(cpu), "%d", res->cpu);
-	fprintf(out, "%-11s %4s %10llu", res->probe, cpu, (unsigned long long)res->count);
+	fprintf(out, "%-10s %4s %10llu", res->probe, cpu, (unsigned long long)res->count);
 	cell_us(out, has, res->min);
 	cell_us(out, has, res->pct[0]);
 	cell_us(out, has, res->pct[2]);
@@ -35,20 +37,52 @@ static void row(FILE *out, const struct report_result *res)
 	fprintf(out, " %7llu\n", (unsigned long long)res->missed);
 }
 
+static bool has_phases(const struct report *r)
+{
+	for (size_t i = 0; i < r->nresults; i++)
+		if (strcmp(r->results[i].phase, "all"))
+			return true;
+	return false;
+}
+
+/* Rows of one phase, per CPU then the aggregates, in report order. */
+static void phase_rows(FILE *out, const struct report *r, const char *phase)
+{
+	for (size_t i = 0; i < r->nresults; i++)
+		if (!strcmp(r->results[i].phase, phase))
+			row(out, &r->results[i]);
+	for (size_t i = 0; i < r->naggregates; i++)
+		if (!strcmp(r->aggregates[i].phase, phase))
+			row(out, &r->aggregates[i]);
+}
+
 void report_text_print(const struct report *r, FILE *out)
 {
 	fprintf(out, "rtsoak %s: %s, %.1f s, %s%s\n", r->tool_version ? r->tool_version : "?",
 		report_status_name(r->status), (double)r->duration_ns / 1e9,
 		r->realtime ? "SCHED_FIFO" : "SCHED_OTHER (not real-time)",
 		r->status == REPORT_RUNNING ? " (partial report)" : "");
-	fprintf(out, "%-11s %4s %10s %9s %9s %9s %9s %9s %7s\n", "probe", "cpu", "count", "min",
+	fprintf(out, "%-10s %4s %10s %8s %8s %8s %8s %8s %7s\n", "probe", "cpu", "count", "min",
 		"p50", "p99", "p99.99", "max", "missed");
-	fprintf(out, "%-11s %4s %10s %9s %9s %9s %9s %9s %7s\n", "", "", "", "(us)", "(us)", "(us)",
+	fprintf(out, "%-10s %4s %10s %8s %8s %8s %8s %8s %7s\n", "", "", "", "(us)", "(us)", "(us)",
 		"(us)", "(us)", "");
-	for (size_t i = 0; i < r->nresults; i++)
-		row(out, &r->results[i]);
-	for (size_t i = 0; i < r->naggregates; i++)
-		row(out, &r->aggregates[i]);
+	if (!has_phases(r)) {
+		phase_rows(out, r, "all");
+	} else {
+		/* Phases in first-seen order, then their union. */
+		for (size_t i = 0; i < r->nresults; i++) {
+			const char *ph = r->results[i].phase;
+			bool seen = !strcmp(ph, "all");
+			for (size_t j = 0; j < i && !seen; j++)
+				seen = !strcmp(r->results[j].phase, ph);
+			if (seen)
+				continue;
+			fprintf(out, "phase %s:\n", ph);
+			phase_rows(out, r, ph);
+		}
+		fprintf(out, "all phases:\n");
+		phase_rows(out, r, "all");
+	}
 	for (size_t i = 0; i < r->nwarnings; i++)
 		fprintf(out, "warning: %s\n", r->warnings[i]);
 }

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "parse.h"
@@ -35,7 +37,7 @@ void cli_usage(FILE *out)
 	    "usage: rtsoak [run] [OPTION]...\n"
 	    "       rtsoak sysinfo\n"
 	    "       rtsoak report FILE.json [--json OUT]\n"
-	    "       rtsoak probes | help | version\n"
+	    "       rtsoak probes | loads | help | version\n"
 	    "\n"
 	    "Measure wake-up latency of pinned SCHED_FIFO threads and write a JSON report.\n"
 	    "\n"
@@ -52,6 +54,12 @@ void cli_usage(FILE *out)
 	    "      --dma-latency US   hold /dev/cpu_dma_latency at US microseconds for the run\n"
 	    "      --no-rt            run as SCHED_OTHER when real-time scheduling is not allowed\n"
 	    "      --record GLOB      add the contents of matching /sys or /proc files to the report\n"
+	    "      --loads SPEC       loads to run: NAME[:opt=val...][,NAME...] (see rtsoak loads)\n"
+	    "      --load-cpus LIST   CPUs the loads run on (default: every online CPU)\n"
+	    "      --workdir DIR      where loads create files (default: $TMPDIR or /tmp)\n"
+	    "      --schedule MODE    together (default): all loads all the time; rotate: phases\n"
+	    "                         idle, then each load alone, cycling\n"
+	    "      --phase-duration T length of one phase with --schedule rotate (default 30s)\n"
 	    "  -h, --help             this help\n"
 	    "  -V, --version          print the version\n"
 	    "\n"
@@ -65,6 +73,11 @@ enum {
 	OPT_DMA,
 	OPT_NO_RT,
 	OPT_RECORD,
+	OPT_LOADS,
+	OPT_LOAD_CPUS,
+	OPT_WORKDIR,
+	OPT_SCHEDULE,
+	OPT_PHASE,
 };
 
 static const struct option run_options[] = {
@@ -81,6 +94,11 @@ static const struct option run_options[] = {
 	{ "dma-latency", required_argument, NULL, OPT_DMA },
 	{ "no-rt", no_argument, NULL, OPT_NO_RT },
 	{ "record", required_argument, NULL, OPT_RECORD },
+	{ "loads", required_argument, NULL, OPT_LOADS },
+	{ "load-cpus", required_argument, NULL, OPT_LOAD_CPUS },
+	{ "workdir", required_argument, NULL, OPT_WORKDIR },
+	{ "schedule", required_argument, NULL, OPT_SCHEDULE },
+	{ "phase-duration", required_argument, NULL, OPT_PHASE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -154,6 +172,117 @@ static int parse_probes(struct run_config *cfg, const char *arg)
 	return rc;
 }
 
+/* Split --loads at commas that start a new load: "cpu:cpus=0,2,disk" is
+ * cpu on CPUs 0 and 2, then disk.  A comma followed by a registered load
+ * name (then ':', ',' or the end) starts a new spec; any other comma is
+ * part of the value before it. */
+static int split_loads(char **specs, unsigned *n, const char *arg)
+{
+	const char *start = arg;
+
+	for (const char *p = arg;; p++) {
+		bool cut = *p == '\0';
+		if (*p == ',') {
+			const char *name = p + 1;
+			size_t len = strcspn(name, ":,");
+			for (unsigned i = 0; load_registry[i] && !cut; i++)
+				cut = strlen(load_registry[i]->name) == len &&
+				      !strncmp(load_registry[i]->name, name, len);
+		}
+		if (!cut)
+			continue;
+		if (*n == LOAD_MAX_INSTANCES) {
+			cli_error("--loads: at most %d loads", LOAD_MAX_INSTANCES);
+			return EXIT_USAGE;
+		}
+		if (!(specs[(*n)++] = strndup(start, (size_t)(p - start))))
+			return EXIT_ENV;
+		if (*p == '\0')
+			return -1;
+		start = p + 1;
+	}
+}
+
+static int check_workdir(const char *dir)
+{
+	char probe[PATH_MAX + 16];
+	struct stat st;
+	int rc;
+
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		cli_error("--workdir: '%s' is not a directory", dir);
+		return EXIT_USAGE;
+	}
+	snprintf(probe, sizeof(probe), "%s/x", dir);
+	if ((rc = util_check_writable(probe)) < 0) {
+		cli_error("--workdir: cannot create files in '%s': %s", dir, strerror(-rc));
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+static int parse_loads(struct run_config *cfg, char **specs, unsigned n)
+{
+	char err[512];
+	int rc;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct load_instance *inst = &cfg->loads[i];
+		rc = load_instance_parse(inst, specs[i], &cfg->load_cpus, err, sizeof(err));
+		if (rc) {
+			cli_error("--loads: %s", err);
+			return rc == -ENOTSUP ? EXIT_ENV : EXIT_USAGE;
+		}
+		inst->index = i;
+		inst->probe_priority = cfg->no_rt ? 0 : cfg->priority;
+		snprintf(inst->workdir, sizeof(inst->workdir), "%s", cfg->workdir);
+		snprintf(inst->file_prefix, sizeof(inst->file_prefix), "rtsoak-load-%d-%u",
+			 (int)getpid(), i);
+		cfg->nloads++;
+	}
+	return -1;
+}
+
+void cli_list_loads(FILE *out)
+{
+	static const char *const types[] = {
+		[LOAD_OPT_INT] = "int",	      [LOAD_OPT_SIZE] = "size",
+		[LOAD_OPT_TIME] = "time",     [LOAD_OPT_CHOICE] = "choice",
+		[LOAD_OPT_STRING] = "string",
+	};
+
+	for (unsigned i = 0; load_registry[i]; i++) {
+		const struct load_ops *ops = load_registry[i];
+		const char *why = ops->unavailable ? ops->unavailable() : NULL;
+		fprintf(out, "%s: %s\n", ops->name, ops->summary);
+		fprintf(out, "  can run here: %s%s\n", why ? "no: " : "yes", why ? why : "");
+		for (unsigned k = 0; ops->options && ops->options[k].name; k++) {
+			const struct load_option *o = &ops->options[k];
+			char range[160] = "";
+			if (o->type == LOAD_OPT_CHOICE) {
+				size_t off = 0;
+				for (unsigned c = 0; o->choices[c]; c++)
+					off +=
+					    (size_t)snprintf(range + off, sizeof(range) - off,
+							     "%s%s", c ? "|" : "", o->choices[c]);
+			} else if (o->type != LOAD_OPT_STRING) {
+				snprintf(range, sizeof(range), "%lld..%lld%s", (long long)o->min,
+					 (long long)o->max,
+					 o->type == LOAD_OPT_TIME   ? " ns"
+					 : o->type == LOAD_OPT_SIZE ? " bytes"
+								    : "");
+			}
+			fprintf(out, "  %-10s %-6s default %-8s %-24s %s\n", o->name,
+				types[o->type], o->def ? o->def : "(required)", range, o->help);
+		}
+		fprintf(out, "  %-10s %-6s default %-8s %-24s %s\n", "nice", "int",
+			strcmp(ops->name, "exec") ? "0" : "10", "-20..19",
+			"nice value of the workers");
+		fprintf(out, "  %-10s %-6s default %-8s %-24s %s\n", "cpus", "cpus", "--load-cpus",
+			"", "CPUs this load runs on");
+	}
+}
+
 static void default_output(char *buf, size_t len)
 {
 	char iso[40];
@@ -166,7 +295,9 @@ static void default_output(char *buf, size_t len)
 
 int cli_parse_run(struct run_config *cfg, int argc, char **argv)
 {
-	bool duration_given = false, cpus_given = false;
+	bool duration_given = false, cpus_given = false, load_cpus_given = false;
+	char *specs[LOAD_MAX_INSTANCES];
+	unsigned nspecs = 0;
 	char err[256];
 	uint64_t v;
 	int opt, rc;
@@ -178,6 +309,9 @@ int cli_parse_run(struct run_config *cfg, int argc, char **argv)
 	cfg->dma_latency_us = -1;
 	cfg->probes[0] = &probe_timer_ops;
 	cfg->nprobes = 1;
+	cfg->phase_ns = 30 * NSEC_PER_SEC;
+	const char *tmpdir = getenv("TMPDIR");
+	snprintf(cfg->workdir, sizeof(cfg->workdir), "%s", tmpdir && *tmpdir ? tmpdir : "/tmp");
 
 	optind = 1;
 	opterr = 0; /* we print our own one-line errors */
@@ -266,6 +400,34 @@ int cli_parse_run(struct run_config *cfg, int argc, char **argv)
 			}
 			cfg->record[cfg->nrecord++] = optarg;
 			break;
+		case OPT_LOADS:
+			if ((rc = split_loads(specs, &nspecs, optarg)) >= 0)
+				return rc;
+			break;
+		case OPT_LOAD_CPUS:
+			if ((rc = check_cpus(optname, optarg, &cfg->load_cpus)) >= 0)
+				return rc;
+			load_cpus_given = true;
+			break;
+		case OPT_WORKDIR:
+			if (snprintf(cfg->workdir, sizeof(cfg->workdir), "%s", optarg) >=
+			    (int)sizeof(cfg->workdir)) {
+				snprintf(err, sizeof(err), "the path is too long");
+				goto bad;
+			}
+			break;
+		case OPT_SCHEDULE:
+			if (strcmp(optarg, "together") && strcmp(optarg, "rotate")) {
+				snprintf(err, sizeof(err), "'%s' is not together or rotate",
+					 optarg);
+				goto bad;
+			}
+			cfg->rotate = !strcmp(optarg, "rotate");
+			break;
+		case OPT_PHASE:
+			if (parse_duration(optarg, NSEC_PER_SEC, &cfg->phase_ns, err, sizeof(err)))
+				goto bad;
+			break;
 		case 'h':
 			cli_usage(stdout);
 			return EXIT_OK;
@@ -300,6 +462,22 @@ int cli_parse_run(struct run_config *cfg, int argc, char **argv)
 			return EXIT_ENV;
 		}
 	}
+	if (!load_cpus_given && cpuset_online(&cfg->load_cpus) < 0)
+		cpuset_allowed(&cfg->load_cpus);
+	if (nspecs) {
+		if ((rc = check_workdir(cfg->workdir)) >= 0 ||
+		    (rc = parse_loads(cfg, specs, nspecs)) >= 0) {
+			for (unsigned i = 0; i < nspecs; i++)
+				free(specs[i]);
+			return rc;
+		}
+	}
+	for (unsigned i = 0; i < nspecs; i++)
+		free(specs[i]);
+	if (cfg->rotate && cfg->nloads == 0) {
+		cli_error("--schedule rotate: needs --loads (phases are idle and each load)");
+		return EXIT_USAGE;
+	}
 	if (!cfg->output[0])
 		default_output(cfg->output, sizeof(cfg->output));
 	if (strcmp(cfg->output, "-") != 0 && (rc = util_check_writable(cfg->output)) < 0) {
@@ -321,22 +499,42 @@ static json_t *cpus_json(const struct cpuset *s)
 
 json_t *cli_config_json(const struct run_config *cfg)
 {
-	json_t *probes = json_array(), *record = json_array();
+	json_t *c = json_object(), *probes = json_array(), *record = json_array();
+	json_t *loads = json_array();
 
 	for (unsigned i = 0; i < cfg->nprobes; i++)
 		json_array_append_new(probes, json_string(cfg->probes[i]->name));
 	for (unsigned i = 0; i < cfg->nrecord; i++)
 		json_array_append_new(record, json_string(cfg->record[i]));
-	return json_pack(
-	    "{s:o, s:o, s:s, s:i, s:I, s:o, s:o, s:o, s:i, s:o, s:b, s:s, s:o, s:s, s:o}", "cpus",
-	    cpus_json(&cfg->cpus), "housekeeping_cpus",
-	    cpuset_empty(&cfg->housekeeping) ? json_null() : cpus_json(&cfg->housekeeping),
-	    "policy", cfg->no_rt ? "SCHED_OTHER" : "SCHED_FIFO", "priority", cfg->priority,
-	    "interval_ns", (json_int_t)cfg->interval_ns, "duration_ns",
-	    cfg->duration_ns ? json_integer((json_int_t)cfg->duration_ns) : json_null(), "loops",
-	    cfg->loops ? json_integer((json_int_t)cfg->loops) : json_null(), "probes", probes,
-	    "top_k", (int)cfg->top_k, "dma_latency_us",
-	    cfg->dma_latency_us >= 0 ? json_integer(cfg->dma_latency_us) : json_null(), "no_rt",
-	    cfg->no_rt, "output", cfg->output, "record", record, "clock", "CLOCK_MONOTONIC",
-	    "phases", json_pack("[s]", "all"));
+	for (unsigned i = 0; i < cfg->nloads; i++)
+		json_array_append_new(loads, json_string(cfg->loads[i].spec));
+
+	json_object_set_new(c, "cpus", cpus_json(&cfg->cpus));
+	json_object_set_new(c, "housekeeping_cpus",
+			    cpuset_empty(&cfg->housekeeping) ? json_null()
+							     : cpus_json(&cfg->housekeeping));
+	json_object_set_new(c, "policy", json_string(cfg->no_rt ? "SCHED_OTHER" : "SCHED_FIFO"));
+	json_object_set_new(c, "priority", json_integer(cfg->priority));
+	json_object_set_new(c, "interval_ns", json_integer((json_int_t)cfg->interval_ns));
+	json_object_set_new(c, "duration_ns",
+			    cfg->duration_ns ? json_integer((json_int_t)cfg->duration_ns)
+					     : json_null());
+	json_object_set_new(c, "loops",
+			    cfg->loops ? json_integer((json_int_t)cfg->loops) : json_null());
+	json_object_set_new(c, "probes", probes);
+	json_object_set_new(c, "top_k", json_integer(cfg->top_k));
+	json_object_set_new(c, "dma_latency_us",
+			    cfg->dma_latency_us >= 0 ? json_integer(cfg->dma_latency_us)
+						     : json_null());
+	json_object_set_new(c, "no_rt", json_boolean(cfg->no_rt));
+	json_object_set_new(c, "output", json_string(cfg->output));
+	json_object_set_new(c, "record", record);
+	json_object_set_new(c, "clock", json_string("CLOCK_MONOTONIC"));
+	json_object_set_new(c, "loads", loads);
+	json_object_set_new(c, "load_cpus", cpus_json(&cfg->load_cpus));
+	json_object_set_new(c, "workdir", json_string(cfg->workdir));
+	json_object_set_new(c, "schedule", json_string(cfg->rotate ? "rotate" : "together"));
+	json_object_set_new(c, "phase_duration_ns",
+			    cfg->rotate ? json_integer((json_int_t)cfg->phase_ns) : json_null());
+	return c;
 }

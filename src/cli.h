@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "cpuset.h"
+#include "load.h"
 #include "probe.h"
 
 #define CLI_MAX_PROBES 8
@@ -40,6 +41,14 @@ struct run_config {
 	char output[PATH_MAX]; /* "-" for stdout */
 	char *record[CLI_MAX_RECORD];
 	unsigned nrecord;
+	/* Loads (--loads, parsed after all options so that --load-cpus and
+	 * --workdir apply wherever they stand). */
+	struct load_instance loads[LOAD_MAX_INSTANCES];
+	unsigned nloads;
+	struct cpuset load_cpus;
+	char workdir[PATH_MAX];
+	bool rotate;	   /* --schedule rotate */
+	uint64_t phase_ns; /* --phase-duration */
 	int argc;
 	char **argv;
 };
@@ -51,6 +60,8 @@ int cli_parse_run(struct run_config *cfg, int argc, char **argv);
 void cli_usage(FILE *out);
 /* The effective configuration as the report's "config" object. */
 json_t *cli_config_json(const struct run_config *cfg);
+/* `rtsoak loads`: every load, its options and whether it can run here. */
+void cli_list_loads(FILE *out);
 /* Print "rtsoak: <fmt>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

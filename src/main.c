@@ -112,6 +112,14 @@ static int cmd_probes(int argc, char **argv)
 	return EXIT_OK;
 }
 
+static int cmd_loads(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	cli_list_loads(stdout);
+	return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
@@ -132,6 +140,8 @@ int main(int argc, char **argv)
 		return cmd_report(argc - 1, argv + 1);
 	if (!strcmp(cmd, "probes"))
 		return cmd_probes(argc - 1, argv + 1);
+	if (!strcmp(cmd, "loads"))
+		return cmd_loads(argc - 1, argv + 1);
 	if (!strcmp(cmd, "help")) {
 		cli_usage(stdout);
 		return EXIT_OK;
@@ -140,7 +150,8 @@ int main(int argc, char **argv)
 		printf("rtsoak %s\n", PACKAGE_VERSION);
 		return EXIT_OK;
 	}
-	cli_error("unknown command '%s' (commands: run, sysinfo, report, probes, help, version)",
-		  cmd);
+	cli_error(
+	    "unknown command '%s' (commands: run, sysinfo, report, probes, loads, help, version)",
+	    cmd);
 	return EXIT_USAGE;
 }

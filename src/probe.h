@@ -17,6 +17,8 @@
 #include "recorder.h"
 
 #define PROBE_MAX_RESULTS 4
+/* idle + one phase per load in `--schedule rotate` */
+#define PROBE_MAX_PHASES 17
 
 struct probe_thread;
 
@@ -44,8 +46,11 @@ struct probe_thread {
 	uint64_t loops;	 /* 0: until stop */
 	uint64_t t0_ns;	 /* CLOCK_MONOTONIC start of the run, set before release */
 	const int *stop; /* read with relaxed atomics; set by the session */
-	struct recorder *rec[PROBE_MAX_RESULTS];
-	unsigned nrec;
+	/* The phase now running (index into rec[][x]); the session switches
+	 * it, probes read it with a relaxed load once per sample. */
+	const unsigned *phase;
+	struct recorder *rec[PROBE_MAX_RESULTS][PROBE_MAX_PHASES];
+	unsigned nrec, nphases;
 	pthread_t thread;
 	pid_t tid;  /* kernel thread id, for the report and for tests */
 	void *priv; /* the probe's own state */
@@ -55,6 +60,11 @@ struct probe_thread {
 static inline bool probe_should_stop(const struct probe_thread *t)
 {
 	return __atomic_load_n(t->stop, __ATOMIC_RELAXED) != 0;
+}
+
+static inline unsigned probe_phase(const struct probe_thread *t)
+{
+	return __atomic_load_n(t->phase, __ATOMIC_RELAXED);
 }
 
 /* The registry: a NULL-terminated table. */

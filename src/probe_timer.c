@@ -23,7 +23,6 @@ static inline uint64_t ts_ns(const struct timespec *ts)
 
 static int timer_run(struct probe_thread *t)
 {
-	struct recorder *r = t->rec[0];
 	const uint64_t interval = t->interval_ns;
 	uint64_t next = t->t0_ns + interval;
 	struct timespec ts;
@@ -45,6 +44,7 @@ static int timer_run(struct probe_thread *t)
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		uint64_t now = ts_ns(&ts);
 		uint64_t lat = now - next;
+		struct recorder *r = t->rec[0][probe_phase(t)];
 		recorder_add(r, lat, next - t->t0_ns);
 		next += interval;
 		if (__builtin_expect(now >= next, 0)) {

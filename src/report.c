@@ -197,5 +197,7 @@ void report_free(struct report *r)
 	free(r->tool_version);
 	json_decref(r->config);
 	json_decref(r->system);
+	json_decref(r->loads);
+	json_decref(r->phases);
 	memset(r, 0, sizeof(*r));
 }

@@ -61,6 +61,8 @@ struct report {
 	size_t nwarnings;
 	json_t *config;
 	json_t *system;
+	json_t *loads;	/* [{name, spec, options, ops, restarts, ...}] */
+	json_t *phases; /* [{name, loads, time_ns, occurrences, system}] */
 	struct report_result *results;
 	size_t nresults;
 	struct report_result *aggregates;

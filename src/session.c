@@ -21,10 +21,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "phase.h"
 #include "probe.h"
 #include "report.h"
 #include "rt.h"
 #include "session.h"
+#include "supervisor.h"
 #include "sysinfo.h"
 #include "util.h"
 
@@ -48,6 +50,9 @@ struct session {
 	int go;
 	int stop;	   /* read by probes with relaxed atomics */
 	unsigned finished; /* probes whose loop has returned */
+	struct phase_plan phases;
+	struct load_supervisor *sup;
+	uint64_t t0;
 };
 
 static void kick_handler(int sig)
@@ -72,14 +77,15 @@ static void *probe_main(void *arg)
 	pthread_sigmask(SIG_UNBLOCK, &kick, NULL);
 	rt_prefault_stack(PROBE_STACK_PREFAULT);
 
-	/* Allocate after pinning: the recorder lands on this CPU's node. */
-	for (unsigned i = 0; i < t->nrec && !rc; i++) {
-		t->rec[i] = recorder_alloc(s->cfg->top_k, t->cpu);
-		if (!t->rec[i]) {
-			snprintf(t->err, sizeof(t->err), "cannot allocate the recorder");
-			rc = -ENOMEM;
+	/* Allocate after pinning: the recorders land on this CPU's node. */
+	for (unsigned i = 0; i < t->nrec && !rc; i++)
+		for (unsigned p = 0; p < t->nphases && !rc; p++) {
+			t->rec[i][p] = recorder_alloc(s->cfg->top_k, t->cpu);
+			if (!t->rec[i][p]) {
+				snprintf(t->err, sizeof(t->err), "cannot allocate the recorder");
+				rc = -ENOMEM;
+			}
 		}
-	}
 	if (!rc && t->ops->prepare)
 		rc = t->ops->prepare(t);
 	if (rc && !t->err[0])
@@ -145,6 +151,8 @@ static int start_threads(struct session *s)
 			t->interval_ns = cfg->interval_ns;
 			t->loops = cfg->loops;
 			t->stop = &s->stop;
+			t->phase = &s->phases.current;
+			t->nphases = s->phases.n;
 			t->nrec = probe_result_count(t->ops);
 			t->priv = s;
 		}
@@ -179,12 +187,28 @@ static int start_threads(struct session *s)
 	return 0;
 }
 
-/* Wait for the end of the run: duration, all probes done, or a signal.
- * Returns the signal number that ended it, or 0. */
-static int wait_for_end(struct session *s, uint64_t t0)
+/* Rotate to the next phase: loads first, then the probes' attribution. */
+static void switch_phase(struct session *s, struct report *r)
+{
+	unsigned next = (s->phases.current + 1) % s->phases.n;
+	int rc = load_supervisor_phase(s->sup, next, 5000);
+	uint64_t t = util_now_ns(CLOCK_MONOTONIC) - s->t0;
+
+	if (rc)
+		report_warn(r, "phase '%s' at %.3f s: the loads did not switch in time: %s",
+			    s->phases.name[next], (double)t / 1e9, strerror(-rc));
+	phase_end(&s->phases, t);
+	phase_begin(&s->phases, next, t);
+}
+
+/* Wait for the end of the run: duration, all probes done, or a signal;
+ * switch phases on the way.  Returns the signal that ended it, or 0. */
+static int wait_for_end(struct session *s, struct report *r)
 {
 	sigset_t set;
+	uint64_t t0 = s->t0;
 	uint64_t deadline = s->cfg->duration_ns ? t0 + s->cfg->duration_ns : UINT64_MAX;
+	uint64_t next_switch = s->phases.rotate ? t0 + s->phases.phase_ns : UINT64_MAX;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
@@ -196,10 +220,16 @@ static int wait_for_end(struct session *s, uint64_t t0)
 			return 0;
 		if (__atomic_load_n(&s->finished, __ATOMIC_ACQUIRE) == s->nthreads)
 			return 0;
+		if (now >= next_switch) {
+			switch_phase(s, r);
+			next_switch += s->phases.phase_ns;
+			continue;
+		}
 		/* Housekeeping tick: 100 ms keeps --loops runs prompt and costs
 		 * nothing on the measured CPUs. */
+		uint64_t until = deadline < next_switch ? deadline : next_switch;
 		uint64_t wait =
-		    deadline - now < 100 * NSEC_PER_MSEC ? deadline - now : 100 * NSEC_PER_MSEC;
+		    until - now < 100 * NSEC_PER_MSEC ? until - now : 100 * NSEC_PER_MSEC;
 		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)wait };
 		int sig = sigtimedwait(&set, NULL, &ts);
 		if (sig > 0)
@@ -226,18 +256,63 @@ static int stop_threads(struct session *s)
 	return failed;
 }
 
-static int build_report(struct report *r, struct session *s)
+static int add_result(struct report *r, const char *probe, int cpu, const char *phase,
+		      const struct recorder *rec)
 {
+	struct report_result *res = report_add_result(r, false, probe, cpu, phase);
+
+	return res && rec ? report_result_from_recorder(res, rec) : -ENOMEM;
+}
+
+/* One result per (probe result, CPU, phase); with several phases also their
+ * union as phase "all", built by the same merge as the aggregates. */
+static int build_results(struct report *r, struct session *s)
+{
+	const struct phase_plan *ph = &s->phases;
+
 	for (unsigned i = 0; i < s->nthreads; i++) {
 		struct probe_thread *t = &s->threads[i];
 		for (unsigned k = 0; k < t->nrec; k++) {
-			struct report_result *res =
-			    report_add_result(r, false, t->ops->results[k], t->cpu, "all");
-			if (!res || !t->rec[k] || report_result_from_recorder(res, t->rec[k]))
+			for (unsigned p = 0; p < ph->n; p++)
+				if (add_result(r, t->ops->results[k], t->cpu, ph->name[p],
+					       t->rec[k][p]))
+					return -ENOMEM;
+			if (ph->n == 1)
+				continue;
+			struct recorder *all = recorder_alloc(s->cfg->top_k, -1);
+			if (!all)
 				return -ENOMEM;
+			for (unsigned p = 0; p < ph->n; p++)
+				recorder_merge(all, t->rec[k][p]);
+			int rc = add_result(r, t->ops->results[k], t->cpu, "all", all);
+			recorder_free(all);
+			if (rc)
+				return rc;
 		}
 	}
 	return report_build_aggregates(r);
+}
+
+static int build_report(struct report *r, struct session *s)
+{
+	struct run_config *cfg = s->cfg;
+	json_t *names = json_array();
+
+	for (unsigned p = 0; p < s->phases.n; p++)
+		json_array_append_new(names, json_string(s->phases.name[p]));
+	r->config = cli_config_json(cfg);
+	if (!r->config || !names)
+		return -ENOMEM;
+	json_object_set_new(r->config, "phases", names);
+	r->loads = json_array();
+	for (unsigned i = 0; s->sup && i < cfg->nloads; i++)
+		json_array_append_new(
+		    r->loads,
+		    load_supervisor_report(s->sup, i, phase_load_active_ns(&s->phases, i), s->t0));
+	r->phases = phase_report(&s->phases, cfg);
+	if (!r->loads || !r->phases)
+		return -ENOMEM;
+	return build_results(r, s);
 }
 
 static void free_threads(struct session *s)
@@ -246,7 +321,8 @@ static void free_threads(struct session *s)
 		return;
 	for (unsigned i = 0; i < s->nthreads; i++)
 		for (unsigned k = 0; k < s->threads[i].nrec; k++)
-			recorder_free(s->threads[i].rec[k]);
+			for (unsigned p = 0; p < s->threads[i].nphases; p++)
+				recorder_free(s->threads[i].rec[k][p]);
 	free(s->threads);
 }
 
@@ -323,6 +399,27 @@ static int check_environment(struct run_config *cfg, struct report *r, int *dma_
 	return -1;
 }
 
+/* Fork the load supervisor (before any probe thread exists) and remove
+ * what a killed earlier run left in the workdir. */
+static int start_loads(struct session *s, struct report *r)
+{
+	struct run_config *cfg = s->cfg;
+	char err[512] = "";
+	int n = load_leftovers_clean(cfg->workdir, err, sizeof(err));
+
+	if (n > 0) {
+		fprintf(stderr, "rtsoak: %s\n", err);
+		report_warn(r, "%s", err);
+	}
+	err[0] = '\0';
+	if (load_supervisor_start(&s->sup, cfg->loads, cfg->nloads, s->phases.mask, s->phases.n,
+				  &cfg->housekeeping, err, sizeof(err)) < 0) {
+		cli_error("--loads: %s", err);
+		return EXIT_ENV;
+	}
+	return -1;
+}
+
 static int fill_header(struct report *r, struct run_config *cfg)
 {
 	r->tool_version = strdup(PACKAGE_VERSION);
@@ -371,6 +468,9 @@ int session_run(struct run_config *cfg)
 		rc = EXIT_ENV;
 		goto out;
 	}
+	phase_plan_init(&s.phases, cfg);
+	if (cfg->nloads && (rc = start_loads(&s, &r)) >= 0)
+		goto out;
 
 	rc = start_threads(&s);
 	bad = wait_ready(&s);
@@ -382,21 +482,27 @@ int session_run(struct run_config *cfg)
 		rc = EXIT_ENV;
 		goto out;
 	}
+	/* The first phase's loads run before the first sample: measure them
+	 * in their steady state, not their start-up. */
+	if (s.sup && (rc = load_supervisor_phase(s.sup, 0, 5000)) < 0)
+		report_warn(&r, "the loads did not start in time: %s", strerror(-rc));
 	start_rt = util_now_ns(CLOCK_REALTIME);
-	t0 = util_now_ns(CLOCK_MONOTONIC);
+	s.t0 = t0 = util_now_ns(CLOCK_MONOTONIC);
+	phase_begin(&s.phases, 0, 0);
 	open_gate(&s, 1, t0);
 
-	sig = wait_for_end(&s, t0);
+	sig = wait_for_end(&s, &r);
 	failed = stop_threads(&s);
 	r.duration_ns = util_now_ns(CLOCK_MONOTONIC) - t0;
+	phase_end(&s.phases, r.duration_ns);
+	load_supervisor_stop(s.sup);
 	util_iso8601(start_rt, r.start, sizeof(r.start));
 	util_iso8601(start_rt + r.duration_ns, r.end, sizeof(r.end));
 	r.status = failed ? REPORT_FAILED : sig ? REPORT_INTERRUPTED : REPORT_COMPLETE;
 	if (sig)
 		report_warn(&r, "interrupted by %s", strsignal(sig));
-	r.config = cli_config_json(cfg);
 
-	if (!r.config || build_report(&r, &s) < 0) {
+	if (build_report(&r, &s) < 0) {
 		cli_error("out of memory while building the report");
 		rc = EXIT_ENV;
 		goto out;
@@ -425,6 +531,11 @@ int session_run(struct run_config *cfg)
 	}
 	rc = failed ? EXIT_ENV : EXIT_OK;
 out:
+	load_supervisor_stop(s.sup);
+	load_supervisor_free(s.sup);
+	for (unsigned i = 0; i < cfg->nloads; i++)
+		load_instance_free(&cfg->loads[i]);
+	phase_plan_free(&s.phases);
 	if (dma_fd >= 0)
 		close(dma_fd);
 	free_threads(&s);

@@ -1,0 +1,715 @@
+/* slab: kernel slab allocator churn, tuned to make SLUB take its slow paths.
+ *
+ * Why it hurts latency: SLUB's fast paths are per-CPU and lock-free, but
+ * two things push it onto slow paths that run with interrupts disabled:
+ *  - An object freed on a CPU other than the one whose per-CPU slab it came
+ *    from is a "remote" free: it goes to the slab page's freelist with a
+ *    cmpxchg, and a slab that goes from full to partial this way is put on
+ *    the freeing CPU's per-CPU partial list (put_cpu_partial()).  When that
+ *    list exceeds the cache's cpu_partial limit it is flushed
+ *    (__put_partials()) under the node's list_lock with IRQs off, and empty
+ *    slabs are discarded back to the page allocator.
+ *  - Allocating a batch and then freeing it all empties whole slabs at once,
+ *    which again overflows per-CPU partial lists and frees slab pages.
+ * Each worker pins itself, so both patterns are guaranteed rather than left
+ * to the scheduler's placement.
+ *
+ * Workers, per load CPU k (the k-th CPU of cpus=, in order):
+ *  - sender (modes all, cross): sends datagrams, alternately over a unix
+ *    datagram socket and over UDP on 127.0.0.1 (loopback only), to the
+ *    receiver on load CPU k+1 (mod n).  The skbs are allocated on CPU k and
+ *    freed by recvmsg() on the receiver's CPU: cross-CPU frees.  With a
+ *    single load CPU the sender and receiver share that CPU (the frees are
+ *    then local, but the wake-ups between the two tasks remain).
+ *    Unix datagrams are flow-controlled by the receiver's queue
+ *    (net.unix.max_dgram_qlen); UDP is paced by the receive queue's memory so
+ *    the sender does not just fill a queue and have the rest dropped.
+ *  - receiver (modes all, cross): drains both sockets with recvmmsg(),
+ *    waiting in poll() with a 50 ms timeout.
+ *  - bulk (modes all, bulk): cycles of `batch` objects created then all
+ *    closed: unix sockets, UDP sockets, pipes, eventfds, epoll instances (each
+ *    a file, and inode, dentry, socket or pipe buffers as the kind has them);
+ *    in mode all also a cycle of small files (see below).  Closing is done
+ *    with close_range() over runs of our own descriptors, so the __fput()s of
+ *    a whole batch run back to back in task_work on return to user space.
+ *  - files (mode files): cycles of `batch` small files created in --workdir
+ *    then unlinked (dentries, inodes, the file system's own objects).
+ *
+ * One op is one object allocated and freed: a datagram received, a
+ * descriptor closed or a file unlinked.  Senders count no ops (their
+ * datagrams are counted by the receivers), only errors.
+ *
+ * The UDP socket is created by the sender, which passes it to the receiver
+ * with SCM_RIGHTS over a second abstract unix socket: so no port number has
+ * to be agreed on, and either side can be restarted on its own (a restarted
+ * sender passes a new socket, a restarted receiver gets it again when the
+ * sender sees its unix peer gone and reconnects). */
+#include <config.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <linux/sock_diag.h>
+
+#include "load.h"
+
+#define MS 1000000ull
+/* Datagrams per sendmmsg()/recvmmsg(). */
+#define VLEN 32
+/* Bytes written into each small file. */
+#define FILE_BYTES 64
+
+enum mode { MODE_ALL, MODE_CROSS, MODE_BULK, MODE_FILES };
+enum role { ROLE_SEND, ROLE_RECV, ROLE_BULK, ROLE_FILES };
+enum kind { KIND_UNIX, KIND_UDP, KIND_PIPE, KIND_EVENTFD, KIND_EPOLL, KIND_FILE, KIND_MAX };
+
+static const char *const mode_choices[] = { "all", "cross", "bulk", "files", NULL };
+
+static const struct load_option slab_options[] = {
+	{ .name = "mode",
+	  .type = LOAD_OPT_CHOICE,
+	  .def = "all",
+	  .choices = mode_choices,
+	  .help = "all: cross + bulk (with files); cross: cross-CPU datagrams; bulk: create/close "
+		  "batches of fds; files: create/unlink batches of small files" },
+	{ .name = "batch",
+	  .type = LOAD_OPT_INT,
+	  .def = "1000",
+	  .min = 10,
+	  .max = 100000,
+	  .help = "objects (fds or files) created before all are freed, per bulk cycle" },
+	{ .name = "msgsize",
+	  .type = LOAD_OPT_SIZE,
+	  .def = "256",
+	  .min = 1,
+	  .max = 65000,
+	  .help = "datagram payload, bytes" },
+	{ .name = NULL },
+};
+
+/* The roles of the workers on one load CPU. */
+static unsigned roles_of(const struct load_instance *inst, enum role roles[3])
+{
+	switch ((enum mode)load_opt_int(inst, "mode")) {
+	case MODE_CROSS:
+		roles[0] = ROLE_SEND;
+		roles[1] = ROLE_RECV;
+		return 2;
+	case MODE_BULK:
+		roles[0] = ROLE_BULK;
+		return 1;
+	case MODE_FILES:
+		roles[0] = ROLE_FILES;
+		return 1;
+	case MODE_ALL:
+		break;
+	}
+	roles[0] = ROLE_SEND;
+	roles[1] = ROLE_RECV;
+	roles[2] = ROLE_BULK;
+	return 3;
+}
+
+static int slab_check(const struct load_instance *inst, char *err, size_t errlen)
+{
+	enum role roles[3];
+	unsigned n = (unsigned)cpuset_count(&inst->cpus) * roles_of(inst, roles);
+
+	if (n > LOAD_MAX_WORKERS) {
+		snprintf(err, errlen,
+			 "slab: mode=%s needs %u workers, more than %d: give it fewer CPUs with cpus=",
+			 load_opt_str(inst, "mode"), n, LOAD_MAX_WORKERS);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Workers float (pinned = false) because a CPU may have several of them; each
+ * pins itself to its CPU in slab_run. */
+static unsigned slab_workers(const struct load_instance *inst, bool *pinned)
+{
+	enum role roles[3];
+
+	*pinned = false;
+	return (unsigned)cpuset_count(&inst->cpus) * roles_of(inst, roles);
+}
+
+/* The k-th CPU of the load's CPUs. */
+static int nth_cpu(const struct cpuset *s, unsigned k)
+{
+	int c = cpuset_next(s, 0);
+
+	while (c >= 0 && k--)
+		c = cpuset_next(s, c + 1);
+	return c;
+}
+
+static void count_err(struct load_worker *w, int err)
+{
+	load_count_error(w->ctr, err);
+}
+
+/* ---- cross-CPU datagrams ---------------------------------------------- */
+
+/* Abstract-namespace name of receiver k's data ("rx") or control ("ctl")
+ * socket: no file is created, and the file prefix (pid and load index) makes
+ * it unique to this run. */
+static socklen_t rx_addr(const struct load_instance *inst, unsigned k, const char *what,
+			 struct sockaddr_un *a)
+{
+	int n;
+
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "%s-slab-%s%u", inst->file_prefix,
+		     what, k);
+	if (n < 0 || (size_t)n >= sizeof(a->sun_path) - 1)
+		n = (int)sizeof(a->sun_path) - 2;
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+static void fill_vec(struct mmsghdr *v, struct iovec *iov, void *buf, size_t len)
+{
+	memset(v, 0, sizeof(*v) * VLEN);
+	for (int i = 0; i < VLEN; i++) {
+		iov[i].iov_base = buf;
+		iov[i].iov_len = len;
+		v[i].msg_hdr.msg_iov = &iov[i];
+		v[i].msg_hdr.msg_iovlen = 1;
+	}
+}
+
+static int close_fd(int *fd)
+{
+	int rc = 0;
+
+	if (*fd >= 0)
+		rc = close(*fd);
+	*fd = -1;
+	return rc;
+}
+
+struct sender {
+	int ux;    /* unix datagram, connected to the receiver */
+	int ctl;   /* unix datagram, to pass `r` */
+	int r;     /* the UDP socket the receiver reads; kept to see its queue */
+	int s;     /* UDP, connected to r */
+	bool linked;
+	struct sockaddr_un rx, rxctl;
+	socklen_t rxlen, rxctllen;
+};
+
+static int sender_setup(struct load_worker *w, struct sender *x, unsigned peer)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a);
+	int rcvbuf = 1 << 20;
+
+	x->rxlen = rx_addr(w->inst, peer, "rx", &x->rx);
+	x->rxctllen = rx_addr(w->inst, peer, "ctl", &x->rxctl);
+	x->ux = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	x->ctl = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	x->r = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	x->s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (x->ux < 0 || x->ctl < 0 || x->r < 0 || x->s < 0)
+		return -errno;
+	/* A bigger queue than the default lets the receiver drain long batches;
+	 * the kernel caps it at net.core.rmem_max. */
+	if (setsockopt(x->r, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)) < 0)
+		return -errno;
+	if (bind(x->r, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    getsockname(x->r, (struct sockaddr *)&a, &alen) < 0 ||
+	    connect(x->s, (struct sockaddr *)&a, sizeof(a)) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Connect to the receiver's data socket and hand it our UDP socket.  0, or
+ * -errno (the receiver is not there yet: try again later). */
+static int sender_link(struct sender *x)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	char one = 'u';
+	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
+	struct msghdr m = { .msg_name = &x->rxctl, .msg_namelen = x->rxctllen, .msg_iov = &iov,
+			    .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+
+	if (connect(x->ux, (struct sockaddr *)&x->rx, x->rxlen) < 0)
+		return -errno;
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &x->r, sizeof(int));
+	if (sendmsg(x->ctl, &m, MSG_DONTWAIT) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Room in the receiver's UDP queue?  Sending into a full queue would only
+ * have the kernel drop (and free, on this CPU) what we send. */
+static bool udp_room(struct sender *x)
+{
+	uint32_t mi[SK_MEMINFO_VARS];
+	socklen_t len = sizeof(mi);
+
+	if (getsockopt(x->r, SOL_SOCKET, SO_MEMINFO, mi, &len) < 0)
+		return true;
+	return mi[SK_MEMINFO_RMEM_ALLOC] < mi[SK_MEMINFO_RCVBUF] / 2;
+}
+
+static int run_sender(struct load_worker *w, unsigned k, unsigned n)
+{
+	struct sender x = { .ux = -1, .ctl = -1, .r = -1, .s = -1 };
+	size_t size = (size_t)load_opt_int(w->inst, "msgsize");
+	struct mmsghdr v[VLEN];
+	struct iovec iov[VLEN];
+	char *buf = calloc(1, size);
+	int rc;
+
+	if (!buf)
+		return 1;
+	while ((rc = sender_setup(w, &x, (k + 1) % n)) < 0 && !*w->stop) {
+		count_err(w, -rc);
+		close_fd(&x.ux), close_fd(&x.ctl), close_fd(&x.r), close_fd(&x.s);
+		load_sleep(w, 100 * MS);
+	}
+	fill_vec(v, iov, buf, size);
+	while (!*w->stop) {
+		if (!x.linked) {
+			if (sender_link(&x) < 0) {
+				/* The receiver is starting or restarting. */
+				load_sleep(w, 10 * MS);
+				continue;
+			}
+			x.linked = true;
+		}
+		int sent = sendmmsg(x.ux, v, VLEN, MSG_DONTWAIT);
+		if (sent < 0) {
+			if (errno == ECONNREFUSED || errno == ENOTCONN || errno == ECONNRESET) {
+				/* The receiver went away; its successor needs the UDP
+				 * socket again. */
+				x.linked = false;
+				continue;
+			}
+			if (errno != EAGAIN && errno != EINTR) {
+				count_err(w, errno);
+				load_sleep(w, 10 * MS);
+				continue;
+			}
+		}
+		if (udp_room(&x) && sendmmsg(x.s, v, VLEN, MSG_DONTWAIT) < 0 && errno != EAGAIN &&
+		    errno != ENOBUFS && errno != EINTR && errno != ECONNREFUSED) {
+			count_err(w, errno);
+			load_sleep(w, 10 * MS);
+			continue;
+		}
+		if (sent < 0) {
+			struct pollfd p = { .fd = x.ux, .events = POLLOUT };
+			if (poll(&p, 1, 50) < 0 && errno != EINTR)
+				count_err(w, errno);
+		}
+	}
+	close_fd(&x.ux), close_fd(&x.ctl), close_fd(&x.r), close_fd(&x.s);
+	free(buf);
+	return 0;
+}
+
+/* Take over the UDP socket a sender passed us. */
+static void recv_ctl(struct load_worker *w, int ctl, int *udp)
+{
+	union {
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	char one;
+	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	for (;;) {
+		m.msg_control = u.buf;
+		m.msg_controllen = sizeof(u.buf);
+		if (recvmsg(ctl, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) < 0) {
+			if (errno != EAGAIN && errno != EINTR)
+				count_err(w, errno);
+			return;
+		}
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+				continue;
+			size_t nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			for (size_t i = 0; i < nfd; i++) {
+				int fd;
+				memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+				close_fd(udp);
+				*udp = fd;
+			}
+		}
+	}
+}
+
+/* One recvmmsg(); returns the datagrams received. */
+static int drain(struct load_worker *w, int fd, struct mmsghdr *v)
+{
+	uint64_t bytes = 0;
+	int n;
+
+	if (fd < 0)
+		return 0;
+	n = recvmmsg(fd, v, VLEN, MSG_DONTWAIT, NULL);
+	if (n < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			count_err(w, errno);
+		return 0;
+	}
+	for (int i = 0; i < n; i++)
+		bytes += v[i].msg_len;
+	load_count(w->ctr, (uint64_t)n, bytes);
+	return n;
+}
+
+static int bind_abstract(struct load_worker *w, unsigned k, const char *what)
+{
+	struct sockaddr_un a;
+	socklen_t len = rx_addr(w->inst, k, what, &a);
+	int fd;
+
+	while (!*w->stop) {
+		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0) {
+			count_err(w, errno);
+			load_sleep(w, 100 * MS);
+			continue;
+		}
+		if (bind(fd, (struct sockaddr *)&a, len) == 0)
+			return fd;
+		/* EADDRINUSE: our predecessor is still exiting. */
+		if (errno != EADDRINUSE)
+			count_err(w, errno);
+		close(fd);
+		load_sleep(w, 10 * MS);
+	}
+	return -1;
+}
+
+static int run_receiver(struct load_worker *w, unsigned k)
+{
+	size_t size = (size_t)load_opt_int(w->inst, "msgsize");
+	struct mmsghdr v[VLEN];
+	struct iovec iov[VLEN];
+	int ux = -1, ctl = -1, udp = -1;
+	unsigned idle_polls = 0;
+	char *buf = malloc(size);
+
+	if (!buf)
+		return 1;
+	/* Every datagram lands in the same buffer: only the freeing matters. */
+	fill_vec(v, iov, buf, size);
+	ux = bind_abstract(w, k, "rx");
+	ctl = bind_abstract(w, k, "ctl");
+	while (!*w->stop) {
+		int got = drain(w, ux, v) + drain(w, udp, v);
+
+		/* A busy data path never reaches poll(), so look for a new UDP
+		 * socket now and then too. */
+		if (got && (++idle_polls & 63))
+			continue;
+		struct pollfd p[3] = { { .fd = ctl, .events = POLLIN },
+				       { .fd = ux, .events = POLLIN },
+				       { .fd = udp, .events = POLLIN } };
+		if (!got && poll(p, 3, 50) < 0 && errno != EINTR)
+			count_err(w, errno);
+		if (got || p[0].revents)
+			recv_ctl(w, ctl, &udp);
+	}
+	close_fd(&ux), close_fd(&ctl), close_fd(&udp);
+	free(buf);
+	return 0;
+}
+
+/* ---- bulk create-then-free ------------------------------------------- */
+
+struct bulk {
+	int *fds;
+	unsigned n, batch;
+	int dfd;                  /* workdir, for files */
+	bool off[KIND_MAX];       /* the kernel lacks it (e.g. no IPv4) */
+	char buf[FILE_BYTES];
+};
+
+/* Close our descriptors: close_range() over each run of consecutive ones
+ * (a run holds only ours), so one syscall frees a whole batch. */
+static uint64_t close_all(struct load_worker *w, struct bulk *b)
+{
+	uint64_t closed = 0;
+	unsigned i = 0;
+
+	while (i < b->n) {
+		unsigned j = i + 1;
+		while (j < b->n && b->fds[j] == b->fds[j - 1] + 1)
+			j++;
+#ifdef SYS_close_range
+		if (syscall(SYS_close_range, (unsigned)b->fds[i], (unsigned)b->fds[j - 1], 0) == 0) {
+			closed += j - i;
+			i = j;
+			continue;
+		}
+#endif
+		for (; i < j; i++)
+			if (close(b->fds[i]) == 0 || errno != EBADF)
+				closed++;
+	}
+	b->n = 0;
+	return closed;
+}
+
+static void file_name(const struct load_worker *w, unsigned i, char *name, size_t len)
+{
+	snprintf(name, len, "%s-slab-%u-%u", w->inst->file_prefix, w->id, i);
+}
+
+/* Create one object of `kind`, appending its descriptors.  0 or -errno. */
+static int create_one(struct bulk *b, enum kind kind)
+{
+	int fd, p[2];
+
+	switch (kind) {
+	case KIND_UNIX:
+		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		break;
+	case KIND_UDP:
+		fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		break;
+	case KIND_PIPE:
+		if (b->n + 2 > b->batch)
+			return -ENOSPC;
+		if (pipe2(p, O_CLOEXEC) < 0)
+			return -errno;
+		b->fds[b->n++] = p[0];
+		b->fds[b->n++] = p[1];
+		return 0;
+	case KIND_EVENTFD:
+		fd = eventfd(0, EFD_CLOEXEC);
+		break;
+	case KIND_EPOLL:
+		fd = epoll_create1(EPOLL_CLOEXEC);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (fd < 0)
+		return -errno;
+	b->fds[b->n++] = fd;
+	return 0;
+}
+
+/* A cycle of small files: create `batch`, then unlink them all. */
+static void files_cycle(struct load_worker *w, struct bulk *b)
+{
+	char name[128];
+	unsigned made = 0, gone = 0;
+	bool backoff = false;
+
+	while (made < b->batch && !(made % 64 == 0 && *w->stop)) {
+		file_name(w, made, name, sizeof(name));
+		int fd = openat(b->dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+				0600);
+		if (fd < 0) {
+			count_err(w, errno);
+			backoff = true;
+			break;
+		}
+		ssize_t n = write(fd, b->buf, sizeof(b->buf));
+		int e = n < 0 ? errno : 0;
+		made++;
+		if (close(fd) < 0 && !e)
+			e = errno;
+		if (e || n != (ssize_t)sizeof(b->buf)) {
+			count_err(w, e ? e : EIO);
+			backoff = true;
+			break;
+		}
+	}
+	for (unsigned i = 0; i < made; i++) {
+		file_name(w, i, name, sizeof(name));
+		if (unlinkat(b->dfd, name, 0) == 0)
+			gone++;
+		else
+			count_err(w, errno);
+		if (gone % 256 == 255) {
+			load_count(w->ctr, 256, 0);
+			gone -= 256;
+		}
+	}
+	load_count(w->ctr, gone, 0);
+	if (backoff)
+		load_sleep(w, 10 * MS);
+}
+
+static void fd_cycle(struct load_worker *w, struct bulk *b, enum kind kind)
+{
+	int rc = 0;
+
+	while (b->n < b->batch && !(b->n % 64 == 0 && *w->stop)) {
+		if ((rc = create_one(b, kind)) < 0)
+			break;
+	}
+	if (rc == -EAFNOSUPPORT || rc == -EPROTONOSUPPORT) {
+		count_err(w, -rc);
+		b->off[kind] = true;
+	} else if (rc < 0 && rc != -ENOSPC) {
+		/* EMFILE, ENFILE, ENOMEM, ENOBUFS: the machine is out of
+		 * something; free what we have and give it a moment. */
+		count_err(w, -rc);
+	}
+	load_count(w->ctr, close_all(w, b), 0);
+	if (rc < 0 && rc != -ENOSPC)
+		load_sleep(w, 10 * MS);
+}
+
+static void raise_nofile(struct load_worker *w)
+{
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) < 0) {
+		count_err(w, errno);
+		return;
+	}
+	if (r.rlim_cur < r.rlim_max) {
+		r.rlim_cur = r.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &r) < 0)
+			count_err(w, errno);
+	}
+}
+
+static int run_bulk(struct load_worker *w, bool fds, bool files)
+{
+	struct bulk b = { .batch = (unsigned)load_opt_int(w->inst, "batch"), .dfd = -1 };
+	unsigned k = 0;
+
+	memset(b.buf, 'x', sizeof(b.buf));
+	if (fds) {
+		raise_nofile(w);
+		if (!(b.fds = calloc(b.batch, sizeof(int))))
+			return 1;
+	}
+	if (files) {
+		while ((b.dfd = open(w->inst->workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 &&
+		       !*w->stop) {
+			count_err(w, errno);
+			load_sleep(w, 1000 * MS);
+		}
+	}
+	while (!*w->stop) {
+		enum kind kind = (enum kind)(k++ % KIND_MAX);
+		if (kind == KIND_FILE) {
+			if (files)
+				files_cycle(w, &b);
+		} else if (fds && !b.off[kind]) {
+			fd_cycle(w, &b, kind);
+		}
+	}
+	if (b.dfd >= 0)
+		close(b.dfd);
+	free(b.fds);
+	return 0;
+}
+
+static int slab_run(struct load_worker *w)
+{
+	const struct load_instance *inst = w->inst;
+	enum mode mode = (enum mode)load_opt_int(inst, "mode");
+	enum role roles[3];
+	unsigned nroles = roles_of(inst, roles);
+	unsigned n = (unsigned)cpuset_count(&inst->cpus);
+	unsigned k = w->id / nroles;
+	int cpu = nth_cpu(&inst->cpus, k);
+	cpu_set_t cs;
+
+	/* The whole point is which CPU allocates and which frees: pin. */
+	CPU_ZERO(&cs);
+	CPU_SET(cpu, &cs);
+	if (sched_setaffinity(0, sizeof(cs), &cs) < 0)
+		count_err(w, errno);
+	switch (roles[w->id % nroles]) {
+	case ROLE_SEND:
+		return run_sender(w, k, n);
+	case ROLE_RECV:
+		return run_receiver(w, k);
+	case ROLE_BULK:
+		return run_bulk(w, true, mode == MODE_ALL);
+	case ROLE_FILES:
+		return run_bulk(w, false, true);
+	}
+	return 1;
+}
+
+/* Remove files a killed worker left behind.  Only names with our "-slab-"
+ * suffix: the prefix of load 1 is also a prefix of load 10's. */
+static void slab_stop(struct load_instance *inst)
+{
+	char mine[128];
+	struct dirent *d;
+	size_t len;
+	DIR *dir;
+
+	len = (size_t)snprintf(mine, sizeof(mine), "%s-slab-", inst->file_prefix);
+	if (!(dir = opendir(inst->workdir)))
+		return;
+	while ((d = readdir(dir)))
+		if (!strncmp(d->d_name, mine, len))
+			unlinkat(dirfd(dir), d->d_name, 0);
+	closedir(dir);
+}
+
+static void slab_stats(const struct load_instance *inst, json_t *out)
+{
+	enum role roles[3];
+	unsigned nroles = roles_of(inst, roles), n = (unsigned)cpuset_count(&inst->cpus);
+	json_t *pairs = json_array();
+
+	json_object_set_new(out, "workers_per_cpu", json_integer(nroles));
+	if (roles[0] != ROLE_SEND) {
+		json_decref(pairs);
+		return;
+	}
+	/* Which CPU allocates (sends) and which frees (receives). */
+	for (unsigned k = 0; k < n; k++) {
+		char s[32];
+		snprintf(s, sizeof(s), "%d->%d", nth_cpu(&inst->cpus, k),
+			 nth_cpu(&inst->cpus, (k + 1) % n));
+		json_array_append_new(pairs, json_string(s));
+	}
+	json_object_set_new(out, "cross_cpu_pairs", pairs);
+	json_object_set_new(out, "cross_cpu", json_boolean(n > 1));
+}
+
+const struct load_ops load_slab_ops = {
+	.name = "slab",
+	.summary = "kernel slab churn: datagrams allocated on one load CPU and freed on the next "
+		   "(one load CPU: on itself), create-then-close batches of fds and small files; "
+		   "op = one object freed (datagram received, fd closed, file unlinked)",
+	.options = slab_options,
+	.check = slab_check,
+	.workers = slab_workers,
+	.run = slab_run,
+	.stop = slab_stop,
+	.stats = slab_stats,
+};

@@ -1,0 +1,98 @@
+/* phase: phase plan, boundaries and per-phase system deltas. */
+#include <config.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "phase.h"
+#include "sysdelta.h"
+
+#define PHASE_TOP_INTERRUPTS 10
+
+void phase_plan_init(struct phase_plan *p, const struct run_config *cfg)
+{
+	memset(p, 0, sizeof(*p));
+	p->rotate = cfg->rotate;
+	p->phase_ns = cfg->phase_ns;
+	if (!cfg->rotate) {
+		p->n = 1;
+		snprintf(p->name[0], sizeof(p->name[0]), "all");
+		p->mask[0] = cfg->nloads ? (1u << cfg->nloads) - 1 : 0;
+	} else {
+		p->n = cfg->nloads + 1;
+		snprintf(p->name[0], sizeof(p->name[0]), "idle");
+		for (unsigned i = 0; i < cfg->nloads; i++) {
+			snprintf(p->name[i + 1], sizeof(p->name[0]), "%s", cfg->loads[i].spec);
+			p->mask[i + 1] = 1u << i;
+		}
+	}
+	for (unsigned i = 0; i < p->n; i++) {
+		p->occurrences[i] = json_array();
+		p->sys_acc[i] = json_object();
+	}
+}
+
+void phase_begin(struct phase_plan *p, unsigned idx, uint64_t t_ns)
+{
+	json_decref(p->sys_last);
+	p->sys_last = sysdelta_read();
+	p->cur_start = t_ns;
+	p->open = true;
+	__atomic_store_n(&p->current, idx, __ATOMIC_RELAXED);
+}
+
+void phase_end(struct phase_plan *p, uint64_t t_ns)
+{
+	unsigned cur = p->current;
+	json_t *now;
+
+	if (!p->open)
+		return;
+	p->open = false;
+	now = sysdelta_read();
+	if (now && p->sys_last)
+		sysdelta_accumulate(p->sys_acc[cur], p->sys_last, now);
+	json_decref(now);
+	p->time_ns[cur] += t_ns - p->cur_start;
+	json_array_append_new(p->occurrences[cur],
+			      json_pack("[I, I]", (json_int_t)p->cur_start, (json_int_t)t_ns));
+}
+
+uint64_t phase_load_active_ns(const struct phase_plan *p, unsigned i)
+{
+	uint64_t t = 0;
+
+	for (unsigned k = 0; k < p->n; k++)
+		if (p->mask[k] & (1u << i))
+			t += p->time_ns[k];
+	return t;
+}
+
+json_t *phase_report(const struct phase_plan *p, const struct run_config *cfg)
+{
+	json_t *arr = json_array();
+
+	for (unsigned k = 0; k < p->n; k++) {
+		json_t *loads = json_array();
+		for (unsigned i = 0; i < cfg->nloads; i++)
+			if (p->mask[k] & (1u << i))
+				json_array_append_new(loads, json_string(cfg->loads[i].spec));
+		json_array_append_new(
+		    arr, json_pack("{s:s, s:o, s:I, s:O, s:o}", "name", p->name[k], "loads", loads,
+				   "time_ns", (json_int_t)p->time_ns[k], "occurrences",
+				   p->occurrences[k], "system",
+				   sysdelta_summary(p->sys_acc[k], PHASE_TOP_INTERRUPTS)
+				       ?: json_object()));
+	}
+	return arr;
+}
+
+void phase_plan_free(struct phase_plan *p)
+{
+	for (unsigned i = 0; i < p->n; i++) {
+		json_decref(p->occurrences[i]);
+		json_decref(p->sys_acc[i]);
+	}
+	json_decref(p->sys_last);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,47 @@
+/* phase: which loads run when, and what the system did meanwhile.
+ *
+ * `--schedule together` has one phase, "all", with every load.  `rotate`
+ * has "idle" (no load), then one phase per load named by its spec, cycled
+ * every --phase-duration.  The probes read `current` once per sample and
+ * record into that phase's recorder, so a single run answers "which load
+ * hurts which CPU".  A boundary is taken when the supervisor has stopped
+ * the old phase's workers and forked the new one's; it is timestamped on
+ * the probes' clock (ns since the run's start). */
+#ifndef RTSOAK_PHASE_H
+#define RTSOAK_PHASE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "cli.h"
+#include "probe.h"
+
+struct phase_plan {
+	unsigned n;
+	char name[PROBE_MAX_PHASES][280];
+	uint32_t mask[PROBE_MAX_PHASES]; /* bit i: load instance i runs */
+	bool rotate;
+	uint64_t phase_ns;
+	/* live state, housekeeping thread only (except `current`) */
+	unsigned current; /* read by the probes */
+	bool open;
+	uint64_t cur_start;
+	uint64_t time_ns[PROBE_MAX_PHASES];
+	json_t *occurrences[PROBE_MAX_PHASES]; /* [[start_ns, end_ns], ...] */
+	json_t *sys_acc[PROBE_MAX_PHASES];
+	json_t *sys_last;
+};
+
+void phase_plan_init(struct phase_plan *p, const struct run_config *cfg);
+/* Enter phase idx at t_ns (since start): snapshot the system counters. */
+void phase_begin(struct phase_plan *p, unsigned idx, uint64_t t_ns);
+/* Leave the current phase at t_ns: close its occurrence, sum the deltas. */
+void phase_end(struct phase_plan *p, uint64_t t_ns);
+/* How long load instance i was scheduled to run. */
+uint64_t phase_load_active_ns(const struct phase_plan *p, unsigned i);
+/* The report's "phases" array. */
+json_t *phase_report(const struct phase_plan *p, const struct run_config *cfg);
+void phase_plan_free(struct phase_plan *p);
+
+#endif
