@@ -105,11 +105,14 @@ fi
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/rtsoak-fidelity.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
-echo "# fidelity.sh: $("$RTSOAK" --version 2>/dev/null | head -n1 || echo rtsoak) vs $("$CYCLICTEST" --help 2>&1 | head -n1), kernel $(uname -r)"
+rt_version=$("$RTSOAK" --version 2>/dev/null | head -n1) || true
+ct_version=$("$CYCLICTEST" --help 2>&1 | head -n1) || true
+echo "# fidelity.sh: ${rt_version:-rtsoak} ($RTSOAK) vs ${ct_version:-cyclictest}, kernel $(uname -r)"
 echo "# $ROUNDS rounds x $LOOPS loops, interval ${INTERVAL_US}us, CPU $CPU, priority $PRIORITY, main threads on '${MAIN_CPUS}', cpu_dma_latency $DMA_LATENCY"
 echo "# cyclictest ${CT_ARGS[*]} --histfile=FILE"
 echo "# rtsoak ${RT_ARGS[*]} --output FILE"
 echo "# all figures in us (truncated to whole us); rtsoak 'missed' = deadlines skipped after a very late wake-up"
+echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine adds noise to both tools)"
 
 # Parse one run; appends "tool round count p50 p99 max missed" (us) to $TMP/results.
 parse() {
@@ -188,6 +191,7 @@ for ((i = 1; i <= ROUNDS; i++)); do
 		END { printf "round %2d: %s | %s\n", r, c, s }'
 done
 
+echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 $PY - "$TMP/results" "$ROUNDS" <<'EOF'
 import statistics, sys
 

@@ -14,10 +14,10 @@
 #   so start-up and fixed costs cancel out.  Valgrind bypasses the vDSO, so
 #   clock_gettime() costs the same syscall wrapper in both tools.
 #
-#   Instructions are counted over all threads up to the moment the main thread
-#   first calls pthread_join() (callgrind --dump-before), i.e. the measurement
-#   phase: the measuring thread's whole life plus the main thread's
-#   housekeeping while it runs.  What both tools do after that (rtsoak
+#   Instructions are counted in all threads, the main thread's only up to its
+#   first call to pthread_join() (callgrind --dump-before), i.e. over the
+#   measurement phase: the measuring thread's whole life plus the main
+#   thread's start-up and housekeeping while the measurement runs.  What both tools do after that (rtsoak
 #   serialises its JSON report, cyclictest prints its histogram) is a one-off
 #   cost; rtsoak's depends on how many histogram buckets happened to be hit, so
 #   it does not cancel between the two runs and would swamp the per-sample
@@ -78,8 +78,10 @@ fi
 CYCLICTEST=${CYCLICTEST:-cyclictest}
 command -v "$CYCLICTEST" >/dev/null 2>&1 ||
 	missing "cyclictest not found ($CYCLICTEST); install it with: apt-get install rt-tests valgrind"
-command -v valgrind >/dev/null 2>&1 && command -v callgrind_annotate >/dev/null 2>&1 ||
-	missing "valgrind/callgrind_annotate not found; install them with: apt-get install rt-tests valgrind"
+for t in valgrind callgrind_annotate; do
+	command -v "$t" >/dev/null 2>&1 ||
+		missing "$t not found; install it with: apt-get install rt-tests valgrind"
+done
 [[ -x $PY ]] || missing "$PY not found; install it with: apt-get install python3"
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/rtsoak-instr.XXXXXX")
@@ -88,7 +90,9 @@ trap 'rm -rf "$TMP"' EXIT
 VG=(valgrind --tool=callgrind --separate-threads=yes --collect-systime=no
 	--dump-before='*pthread_join*')
 
-echo "# instructions.sh: $($RTSOAK --version 2>/dev/null | head -n1 || echo rtsoak) vs $("$CYCLICTEST" --help 2>&1 | head -n1)"
+rt_version=$("$RTSOAK" --version 2>/dev/null | head -n1) || true
+ct_version=$("$CYCLICTEST" --help 2>&1 | head -n1) || true
+echo "# instructions.sh: ${rt_version:-rtsoak} ($RTSOAK) vs ${ct_version:-cyclictest}"
 echo "# $(valgrind --version), CPU $CPU, priority $PRIORITY, interval ${INTERVAL_US}us, loops $LOOPS_SMALL and $LOOPS_BIG"
 
 # run_rtsoak LOOPS: profiles in $TMP/rtsoak-LOOPS/
@@ -168,13 +172,16 @@ def profile(d):
         parts.setdefault(hdr.get("thread", 1), {})[hdr.get("part", 1)] = (ir, f)
     if len(parts) < 2:
         sys.exit("%s: callgrind saw %d thread(s); the measuring thread is missing" % (d, len(parts)))
-    triggered = any(1 in p and len(p) > 1 for p in parts.values())
+    main = parts.get(1, {})
+    triggered = 1 in main and len(main) > 1
     pre, whole, files = {}, {}, {}
     for t, p in parts.items():
         whole[t] = sum(ir for ir, _ in p.values())
-        # A thread alive at the trigger was dumped in part 1; one that had
-        # already exited shows up only in the final dump, with its whole life.
-        pre[t] = p[1][0] if (triggered and 1 in p and len(p) > 1) else whole[t]
+        # The main thread counts up to its first pthread_join() (part 1);
+        # every other thread counts whole: a thread that had exited by then
+        # shows up only in the final dump, and what a live one does after
+        # that is its own exit.
+        pre[t] = p[1][0] if (t == 1 and triggered) else whole[t]
         files[t] = [f for _, f in p.values()]
     return pre, whole, files, triggered
 
@@ -219,6 +226,9 @@ for tool in ("rtsoak", "cyclictest"):
     per_thread = {t: (b_pre.get(t, 0) - a_pre.get(t, 0)) / dn for t in threads}
     total = sum(per_thread.values())
     whole = (sum(b_whole.values()) - sum(a_whole.values())) / dn
+    if total < 10:
+        sys.exit("%s: only %.1f Ir/sample in the measurement phase: the runs did not measure, "
+                 "or the pthread_join cut is in the wrong place" % (tool, total))
     result[tool] = total
     print()
     print("%s:" % tool)

@@ -19,8 +19,8 @@
  *    the kernel, mm locks, TLB shootdowns when the worker exits).
  *
  * One op is one inner batch: int 4096 xorshift-multiply rounds, float 2048
- * sqrt + fused multiply-add rounds, memory one 256 KiB chunk read and
- * written back (also counted as 256 KiB in bytes).  Each batch takes a few
+ * sqrt + fused multiply-add rounds, memory one 64 KiB chunk read and
+ * written back (also counted as 64 KiB in bytes).  Each batch takes a few
  * to a few tens of microseconds, so the duty cycle overshoots by at most
  * that. */
 #include <config.h>
@@ -41,7 +41,7 @@
 #define CPU_PERIOD_NS (10 * NSEC_PER_MSEC)
 #define INT_ROUNDS 4096
 #define FLOAT_ROUNDS 2048
-#define MEM_CHUNK (256u * 1024u)
+#define MEM_CHUNK (64u * 1024u)
 #define MEM_MIN (32ull << 20)
 
 enum cpu_kind { KIND_INT, KIND_FLOAT, KIND_MEMORY };
@@ -261,7 +261,7 @@ static void cpu_stats(const struct load_instance *inst, json_t *out)
 const struct load_ops load_cpu_ops = {
 	.name = "cpu",
 	.summary = "busy work per load CPU at a duty cycle; op = one batch (int: 4096 rounds, "
-		   "float: 2048 rounds, memory: 256 KiB read+written)",
+		   "float: 2048 rounds, memory: 64 KiB read+written)",
 	.options = cpu_options,
 	.run = cpu_run,
 	.stats = cpu_stats,

@@ -62,6 +62,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/sock_diag.h>
 
@@ -520,14 +521,26 @@ static int create_one(struct bulk *b, enum kind kind)
 	return 0;
 }
 
-/* A cycle of small files: create `batch`, then unlink them all. */
-static void files_cycle(struct load_worker *w, struct bulk *b)
+static uint64_t now_ns(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A cycle of small files: create `batch` (or as many as fit in `budget` ns,
+ * if not 0), then unlink them all. */
+static void files_cycle(struct load_worker *w, struct bulk *b, uint64_t budget)
+{
+	uint64_t end = budget ? now_ns() + budget : 0;
 	char name[128];
 	unsigned made = 0, gone = 0;
 	bool backoff = false;
 
-	while (made < b->batch && !(made % 64 == 0 && *w->stop)) {
+	while (made < b->batch) {
+		if (made % 16 == 0 && (*w->stop || (end && made && now_ns() > end)))
+			break;
 		file_name(w, made, name, sizeof(name));
 		int fd = openat(b->dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
 				0600);
@@ -602,6 +615,7 @@ static void raise_nofile(struct load_worker *w)
 static int run_bulk(struct load_worker *w, bool fds, bool files)
 {
 	struct bulk b = { .batch = (unsigned)load_opt_int(w->inst, "batch"), .dfd = -1 };
+	uint64_t fd_ns = 0;
 	unsigned k = 0;
 
 	memset(b.buf, 'x', sizeof(b.buf));
@@ -620,10 +634,16 @@ static int run_bulk(struct load_worker *w, bool fds, bool files)
 	while (!*w->stop) {
 		enum kind kind = (enum kind)(k++ % KIND_MAX);
 		if (kind == KIND_FILE) {
+			/* Mixed with fd cycles, a file cycle gets no more time than
+			 * the last fd cycle took: file creation can be 30 times
+			 * slower (ext4 searching its inode bitmaps) and would
+			 * otherwise crowd out the rest. */
 			if (files)
-				files_cycle(w, &b);
+				files_cycle(w, &b, fds ? fd_ns : 0);
 		} else if (fds && !b.off[kind]) {
+			uint64_t t0 = now_ns();
 			fd_cycle(w, &b, kind);
+			fd_ns = now_ns() - t0;
 		}
 	}
 	if (b.dfd >= 0)

@@ -121,6 +121,17 @@ static int read_result(struct rd *rd, struct report *r, json_t *o, bool aggregat
 	for (unsigned i = 0; i < REPORT_NPCT; i++)
 		if ((rc = get_u64(rd, o, report_pct_key[i], where, true, &res->pct[i], NULL)))
 			return rc;
+	json_t *counters = json_object_get(o, "counters");
+	if (counters) {
+		const char *key;
+		json_t *v;
+		if (!json_is_object(counters))
+			return fail(rd, where, "counters is not an object");
+		json_object_foreach(counters, key, v)
+			if (!json_is_integer(v))
+				return fail(rd, where, "counters holds a non-integer");
+		res->counters = json_incref(counters);
+	}
 	if (!json_is_array(top))
 		return fail(rd, where, "top is not an array");
 	res->ntop = (unsigned)json_array_size(top);

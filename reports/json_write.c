@@ -43,6 +43,8 @@ static json_t *result_json(const struct report_result *res)
 	json_object_set_new(o, "phase", json_string(res->phase));
 	json_object_set_new(o, "count", ns(res->count));
 	json_object_set_new(o, "missed", ns(res->missed));
+	if (res->counters)
+		json_object_set(o, "counters", res->counters);
 	json_object_set_new(o, "min_ns", has ? ns(res->min) : json_null());
 	json_object_set_new(o, "mean_ns", has ? ns(res->mean) : json_null());
 	json_object_set_new(o, "stddev_ns", has ? ns(res->stddev) : json_null());

@@ -125,6 +125,8 @@ static int check_cpus(const char *opt, const char *arg, struct cpuset *set)
 	return -1;
 }
 
+/* --probes LIST: names (with options after ':') only; each probe's
+ * configure hook runs after every option is known (configure_probes). */
 static int parse_probes(struct run_config *cfg, const char *arg)
 {
 	char *copy = strdup(arg), *save = NULL;
@@ -134,24 +136,26 @@ static int parse_probes(struct run_config *cfg, const char *arg)
 		return EXIT_ENV;
 	cfg->nprobes = 0;
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		const struct probe_ops *ops = probe_registry_find(tok);
+		size_t len = strcspn(tok, ":");
+		char name[64];
+		snprintf(name, sizeof(name), "%.*s", (int)len, tok);
+		const struct probe_ops *ops = probe_registry_find(name);
 		if (!ops) {
 			char names[256] = "";
 			for (unsigned i = 0; probe_registry[i]; i++)
 				snprintf(names + strlen(names), sizeof(names) - strlen(names),
 					 "%s%s", i ? ", " : "", probe_registry[i]->name);
-			cli_error("--probes: unknown probe '%s' (available: %s)", tok, names);
+			cli_error("--probes: unknown probe '%s' (available: %s)", name, names);
 			rc = EXIT_USAGE;
 			break;
 		}
 		if (ops->unavailable) {
-			cli_error("--probes: probe '%s' cannot run here: %s", tok,
-				  ops->unavailable);
+			cli_error("--probes: probe '%s' cannot run here: %s", name, ops->unavailable);
 			rc = EXIT_ENV;
 			break;
 		}
 		for (unsigned i = 0; i < cfg->nprobes; i++)
-			if (cfg->probes[i] == ops) {
+			if (!strcmp(cfg->probes[i].spec, tok)) {
 				cli_error("--probes: '%s' is named twice", tok);
 				rc = EXIT_USAGE;
 			}
@@ -162,7 +166,9 @@ static int parse_probes(struct run_config *cfg, const char *arg)
 			rc = EXIT_USAGE;
 			break;
 		}
-		cfg->probes[cfg->nprobes++] = ops;
+		struct probe_config *pc = &cfg->probes[cfg->nprobes++];
+		pc->ops = ops;
+		snprintf(pc->spec, sizeof(pc->spec), "%s", tok);
 	}
 	free(copy);
 	if (rc < 0 && cfg->nprobes == 0) {
@@ -170,6 +176,29 @@ static int parse_probes(struct run_config *cfg, const char *arg)
 		rc = EXIT_USAGE;
 	}
 	return rc;
+}
+
+static int configure_probes(struct run_config *cfg)
+{
+	char err[512];
+
+	for (unsigned i = 0; i < cfg->nprobes; i++) {
+		struct probe_config *pc = &cfg->probes[i];
+		const char *colon = strchr(pc->spec, ':');
+		pc->results = pc->ops->results;
+		if (!pc->ops->configure) {
+			if (colon) {
+				cli_error("--probes: probe '%s' takes no options", pc->ops->name);
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		if (pc->ops->configure(pc, colon ? colon + 1 : NULL, cfg, err, sizeof(err))) {
+			cli_error("--probes: %s", err);
+			return EXIT_USAGE;
+		}
+	}
+	return -1;
 }
 
 /* Split --loads at commas that start a new load: "cpu:cpus=0,2,disk" is
@@ -307,8 +336,7 @@ int cli_parse_run(struct run_config *cfg, int argc, char **argv)
 	cfg->interval_ns = DEFAULT_INTERVAL_NS;
 	cfg->top_k = RECORDER_TOP_DEFAULT;
 	cfg->dma_latency_us = -1;
-	cfg->probes[0] = &probe_timer_ops;
-	cfg->nprobes = 1;
+	parse_probes(cfg, CLI_DEFAULT_PROBES);
 	cfg->phase_ns = 30 * NSEC_PER_SEC;
 	const char *tmpdir = getenv("TMPDIR");
 	snprintf(cfg->workdir, sizeof(cfg->workdir), "%s", tmpdir && *tmpdir ? tmpdir : "/tmp");
@@ -474,6 +502,8 @@ int cli_parse_run(struct run_config *cfg, int argc, char **argv)
 	}
 	for (unsigned i = 0; i < nspecs; i++)
 		free(specs[i]);
+	if ((rc = configure_probes(cfg)) >= 0)
+		return rc;
 	if (cfg->rotate && cfg->nloads == 0) {
 		cli_error("--schedule rotate: needs --loads (phases are idle and each load)");
 		return EXIT_USAGE;
@@ -503,7 +533,7 @@ json_t *cli_config_json(const struct run_config *cfg)
 	json_t *loads = json_array();
 
 	for (unsigned i = 0; i < cfg->nprobes; i++)
-		json_array_append_new(probes, json_string(cfg->probes[i]->name));
+		json_array_append_new(probes, json_string(cfg->probes[i].spec));
 	for (unsigned i = 0; i < cfg->nrecord; i++)
 		json_array_append_new(record, json_string(cfg->record[i]));
 	for (unsigned i = 0; i < cfg->nloads; i++)

@@ -14,6 +14,7 @@
 #include "probe.h"
 
 #define CLI_MAX_PROBES 8
+#define CLI_DEFAULT_PROBES "timer"
 #define CLI_MAX_RECORD 64
 
 /* Exit codes (man page, EXIT STATUS). */
@@ -28,7 +29,7 @@ struct run_config {
 	struct cpuset cpus;
 	struct cpuset housekeeping; /* empty: leave the main thread unpinned */
 	bool housekeeping_given;
-	const struct probe_ops *probes[CLI_MAX_PROBES];
+	struct probe_config probes[CLI_MAX_PROBES];
 	unsigned nprobes;
 	int priority;
 	uint64_t interval_ns;

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <jansson.h>
+
 #include "recorder.h"
 
 #define PROBE_MAX_RESULTS 4
@@ -21,6 +23,17 @@
 #define PROBE_MAX_PHASES 17
 
 struct probe_thread;
+struct probe_family;
+struct run_config;
+
+/* One entry of --probes ("timer", "net:target=host:port"), configured by
+ * the CLI before anything starts. */
+struct probe_config {
+	const struct probe_ops *ops;
+	char spec[256];                /* as given */
+	const char *const *results;    /* result names; ops->results unless configure changed them */
+	void *conf;                    /* the probe's parsed options */
+};
 
 struct probe_ops {
 	const char *name;
@@ -29,6 +42,11 @@ struct probe_ops {
 	const char *unavailable;
 	/* Result names, NULL-terminated; the first is the probe's own name. */
 	const char *const *results;
+	/* Optional, in the CLI: parse this probe's options (the text after
+	 * "name:", or NULL) against the run's settings; may set pc->results
+	 * and pc->conf.  0, or -EINVAL with a one-line reason (exit 2). */
+	int (*configure)(struct probe_config *pc, const char *opts, const struct run_config *cfg,
+			 char *err, size_t errlen);
 	/* Optional: set up sockets etc. on the probe thread before the start
 	 * barrier.  Return 0 or -errno (message in t->err). */
 	int (*prepare)(struct probe_thread *t);
@@ -36,10 +54,33 @@ struct probe_ops {
 	 * or t->loops samples.  Returns 0 or -errno (message in t->err). */
 	int (*run)(struct probe_thread *t);
 	void (*cleanup)(struct probe_thread *t);
+	/* Optional, housekeeping thread, right after the probes are released
+	 * (t0): start what the probe's threads share, e.g. the net probe's
+	 * sender thread.  0, or -errno with a message in err (the run fails). */
+	int (*family_start)(struct probe_family *f, char *err, size_t errlen);
+	/* Optional: after every probe thread has stopped. */
+	void (*family_stop)(struct probe_family *f);
+	/* Optional: extra counters of one thread's result for the report
+	 * (net: sent, received, lost, ...), as integers into `out`. */
+	void (*counters)(const struct probe_thread *t, unsigned result, json_t *out);
+};
+
+/* All threads of one --probes entry. */
+struct probe_family {
+	const struct probe_config *pc;
+	const struct run_config *cfg;
+	struct probe_thread **threads;
+	unsigned n;
+	uint64_t t0_ns;
+	const int *stop;
+	void *priv;
 };
 
 struct probe_thread {
 	const struct probe_ops *ops;
+	const struct probe_config *pc;
+	const struct run_config *cfg;
+	void *shared;        /* the family's state (family->priv), for the hot loop */
 	int cpu;
 	int priority; /* 0: SCHED_OTHER (--no-rt) */
 	uint64_t interval_ns;
@@ -68,6 +109,8 @@ static inline unsigned probe_phase(const struct probe_thread *t)
 }
 
 /* The registry: a NULL-terminated table. */
+/* Count a thread's results: pc->results. */
+unsigned probe_config_result_count(const struct probe_config *pc);
 extern const struct probe_ops *const probe_registry[];
 const struct probe_ops *probe_registry_find(const char *name);
 unsigned probe_result_count(const struct probe_ops *ops);

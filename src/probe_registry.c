@@ -25,3 +25,12 @@ unsigned probe_result_count(const struct probe_ops *ops)
 		n++;
 	return n;
 }
+
+unsigned probe_config_result_count(const struct probe_config *pc)
+{
+	unsigned n = 0;
+
+	while (pc->results[n])
+		n++;
+	return n;
+}

@@ -140,6 +140,7 @@ int report_build_aggregates(struct report *r)
 		for (size_t j = i; j < r->nresults; j++)
 			if (r->results[j].ntop > k)
 				k = r->results[j].ntop;
+		json_t *counters = NULL;
 		struct recorder *acc = recorder_alloc(k, -1);
 		struct recorder *one = recorder_alloc(0, -1);
 		struct report_result *agg = NULL;
@@ -151,6 +152,17 @@ int report_build_aggregates(struct report *r)
 			const struct report_result *b = &r->results[j];
 			if (strcmp(b->probe, a->probe) || strcmp(b->phase, a->phase))
 				continue;
+			if (b->counters) {
+				const char *key;
+				json_t *v;
+				if (!counters)
+					counters = json_object();
+				json_object_foreach(b->counters, key, v) {
+					json_int_t cur = json_integer_value(json_object_get(counters, key));
+					json_object_set_new(counters, key,
+							    json_integer(cur + json_integer_value(v)));
+				}
+			}
 			recorder_init(one, 0, NULL);
 			recorder_from_result(one, b);
 			recorder_merge(acc, one);
@@ -174,6 +186,7 @@ int report_build_aggregates(struct report *r)
 
 static void result_free(struct report_result *res)
 {
+	json_decref(res->counters);
 	free(res->probe);
 	free(res->phase);
 	free(res->top);

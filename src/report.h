@@ -47,6 +47,9 @@ struct report_result {
 	struct recorder_sample *top;
 	unsigned ntop;
 	struct histogram *hist;
+	/* Probe-specific integer counters (net: sent, received, lost, ...), on
+	 * the phase "all" results and summed in aggregates; NULL if none. */
+	json_t *counters;
 };
 
 struct report {

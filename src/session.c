@@ -53,6 +53,8 @@ struct session {
 	struct phase_plan phases;
 	struct load_supervisor *sup;
 	uint64_t t0;
+	struct probe_family families[CLI_MAX_PROBES];
+	bool family_started[CLI_MAX_PROBES];
 };
 
 static void kick_handler(int sig)
@@ -145,7 +147,9 @@ static int start_threads(struct session *s)
 		for (int c = cpuset_next(&cfg->cpus, 0); c >= 0;
 		     c = cpuset_next(&cfg->cpus, c + 1)) {
 			struct probe_thread *t = &s->threads[n++];
-			t->ops = cfg->probes[p];
+			t->ops = cfg->probes[p].ops;
+			t->pc = &cfg->probes[p];
+			t->cfg = cfg;
 			t->cpu = c;
 			t->priority = cfg->no_rt ? 0 : cfg->priority;
 			t->interval_ns = cfg->interval_ns;
@@ -153,7 +157,7 @@ static int start_threads(struct session *s)
 			t->stop = &s->stop;
 			t->phase = &s->phases.current;
 			t->nphases = s->phases.n;
-			t->nrec = probe_result_count(t->ops);
+			t->nrec = probe_config_result_count(t->pc);
 			t->priv = s;
 		}
 
@@ -185,6 +189,49 @@ static int start_threads(struct session *s)
 		s->nthreads++;
 	}
 	return 0;
+}
+
+/* Start what each probe family shares (e.g. the net probe's sender), once
+ * its threads are measuring.  Returns 0, or -1 after printing why. */
+static int start_families(struct session *s)
+{
+	struct run_config *cfg = s->cfg;
+	char err[256];
+
+	for (unsigned p = 0; p < cfg->nprobes; p++) {
+		struct probe_family *f = &s->families[p];
+		f->pc = &cfg->probes[p];
+		f->cfg = cfg;
+		f->t0_ns = s->t0;
+		f->stop = &s->stop;
+		f->threads = calloc(s->nthreads, sizeof(*f->threads));
+		if (!f->threads)
+			return -1;
+		for (unsigned i = 0; i < s->nthreads; i++)
+			if (s->threads[i].pc == f->pc)
+				f->threads[f->n++] = &s->threads[i];
+		if (!f->pc->ops->family_start)
+			continue;
+		err[0] = '\0';
+		if (f->pc->ops->family_start(f, err, sizeof(err)) < 0) {
+			cli_error("%s probe: %s", f->pc->ops->name, err[0] ? err : "start failed");
+			return -1;
+		}
+		s->family_started[p] = true;
+	}
+	return 0;
+}
+
+static void stop_families(struct session *s)
+{
+	for (unsigned p = 0; p < s->cfg->nprobes; p++) {
+		struct probe_family *f = &s->families[p];
+		if (s->family_started[p] && f->pc->ops->family_stop)
+			f->pc->ops->family_stop(f);
+		s->family_started[p] = false;
+		free(f->threads);
+		f->threads = NULL;
+	}
 }
 
 /* Rotate to the next phase: loads first, then the probes' attribution. */
@@ -256,12 +303,21 @@ static int stop_threads(struct session *s)
 	return failed;
 }
 
-static int add_result(struct report *r, const char *probe, int cpu, const char *phase,
-		      const struct recorder *rec)
+static int add_result(struct report *r, const struct probe_thread *t, unsigned k,
+		      const char *phase, const struct recorder *rec)
 {
-	struct report_result *res = report_add_result(r, false, probe, cpu, phase);
+	struct report_result *res = report_add_result(r, false, t->pc->results[k], t->cpu, phase);
 
-	return res && rec ? report_result_from_recorder(res, rec) : -ENOMEM;
+	if (!res || !rec || report_result_from_recorder(res, rec))
+		return -ENOMEM;
+	/* Counters are per thread, not per phase: they go on the union. */
+	if (t->ops->counters && !strcmp(phase, "all")) {
+		res->counters = json_object();
+		if (!res->counters)
+			return -ENOMEM;
+		t->ops->counters(t, k, res->counters);
+	}
+	return 0;
 }
 
 /* One result per (probe result, CPU, phase); with several phases also their
@@ -274,7 +330,7 @@ static int build_results(struct report *r, struct session *s)
 		struct probe_thread *t = &s->threads[i];
 		for (unsigned k = 0; k < t->nrec; k++) {
 			for (unsigned p = 0; p < ph->n; p++)
-				if (add_result(r, t->ops->results[k], t->cpu, ph->name[p],
+				if (add_result(r, t, k, ph->name[p],
 					       t->rec[k][p]))
 					return -ENOMEM;
 			if (ph->n == 1)
@@ -284,7 +340,7 @@ static int build_results(struct report *r, struct session *s)
 				return -ENOMEM;
 			for (unsigned p = 0; p < ph->n; p++)
 				recorder_merge(all, t->rec[k][p]);
-			int rc = add_result(r, t->ops->results[k], t->cpu, "all", all);
+			int rc = add_result(r, t, k, "all", all);
 			recorder_free(all);
 			if (rc)
 				return rc;
@@ -491,8 +547,16 @@ int session_run(struct run_config *cfg)
 	phase_begin(&s.phases, 0, 0);
 	open_gate(&s, 1, t0);
 
-	sig = wait_for_end(&s, &r);
-	failed = stop_threads(&s);
+	if (start_families(&s) < 0) {
+		sig = 0;
+		failed = 1;
+		report_warn(&r, "a probe failed to start its shared part; see the log");
+		stop_threads(&s);
+	} else {
+		sig = wait_for_end(&s, &r);
+		failed = stop_threads(&s);
+	}
+	stop_families(&s);
 	r.duration_ns = util_now_ns(CLOCK_MONOTONIC) - t0;
 	phase_end(&s.phases, r.duration_ns);
 	load_supervisor_stop(s.sup);

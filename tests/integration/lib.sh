@@ -63,3 +63,14 @@ require_root() {
 
 online_cpus() { cat /sys/devices/system/cpu/online; }
 ncpus() { "$PYTHON3" -c 'import os; print(len(os.sched_getaffinity(0)))'; }
+
+# Processes started by a run are found by a tag in their environment (load
+# workers and the commands they exec inherit it), whatever their process
+# group or parent: run rtsoak as `rtsoak_tagged ARGS`, then `tagged_pids`
+# lists whatever of that run is still alive.
+RUN_TAG="rtsoak-test-$$-$RANDOM"
+rtsoak_tagged() { env RTSOAK_TEST_TAG="$RUN_TAG" "$RTSOAK" "$@"; }
+tagged_pids() {
+	grep -l -a "RTSOAK_TEST_TAG=$RUN_TAG" /proc/[0-9]*/environ 2>/dev/null |
+		sed 's|/proc/\([0-9]*\)/environ|\1|' | tr '\n' ' '
+}
