@@ -223,7 +223,7 @@ report_slab() {
 		measure_slab_frees
 		slab=$FREES
 		idles+=("$idle") hbs+=("$hb") slabs+=("$slab")
-		ratios+=("$(awk -v a="$slab" -v b="$hb" 'BEGIN { printf "%.2f", b > 0 ? a / b : 0 }')")
+		ratios+=("$(awk -v a="$slab" -v b="$hb" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')")
 		printf '  %-6s %12d %12d %12d %7sx\n' "$r" "$idle" "$hb" "$slab" "${ratios[-1]}"
 	done
 	idle=$(printf '%s\n' "${idles[@]}" | median)
@@ -231,7 +231,7 @@ report_slab() {
 	slab=$(printf '%s\n' "${slabs[@]}" | median)
 	r=$(printf '%s\n' "${ratios[@]}" | median)
 	printf '  %-6s %12.0f %12.0f %12.0f %7.2fx  goal >= 2.00x: %s\n' median "$idle" "$hb" "$slab" \
-		"$r" "$(awk -v r="$r" 'BEGIN { print r >= 2 ? "PASS" : "MISS" }')"
+		"$r" "$(awk -v r="$r" 'BEGIN { print (r >= 2 ? "PASS" : "MISS") }')"
 }
 
 report_cpu() {
@@ -241,7 +241,7 @@ report_cpu() {
 	b=$BUSY
 	verdict=$(awk -v b="$b" 'BEGIN { n = split(b, kv, " "); ok = n > 0
 		for (i = 1; i <= n; i++) { split(kv[i], p, "="); if (p[2] < 45 || p[2] > 55) ok = 0 }
-		print ok ? "PASS" : "MISS" }')
+		print (ok ? "PASS" : "MISS") }')
 	echo "  $b  goal 45-55 % each: $verdict"
 }
 

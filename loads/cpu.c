@@ -1,28 +1,30 @@
 /* cpu: busy work on every load CPU, with a duty cycle.
  *
- * One worker per load CPU, pinned.  Each 10 ms period (aligned to
+ * One worker per load CPU, pinned.  Each 10 ms period (timed on
  * CLOCK_MONOTONIC) the worker computes for load% of it and sleeps with
  * clock_nanosleep(TIMER_ABSTIME) for the rest; at load=100 it never sleeps.
  *
  * Why this stresses a real-time system:
  *  - kind=int and kind=float keep the CPU out of idle, so a probe's wake-up
- *    has to preempt a running CFS task (IPI or tick, context switch, FPU/AVX
- *    state save for float) instead of leaving idle; it also keeps the cores
- *    hot and, on a shared host, competes for the physical core.  With a
- *    duty cycle below 100 the CPU keeps entering and leaving idle states
- *    (cpuidle exit latency, NO_HZ tick stop/restart) on every period.
+ *    has to preempt a running CFS task (wake-up preemption, a context switch
+ *    with its FPU state, the task's cache footprint) instead of leaving idle;
+ *    on SMT siblings and shared hosts it also competes for the physical
+ *    core's execution units.  Below load=100 the CPU enters and leaves idle
+ *    every period, so a probe may also meet cpuidle exit latency and NO_HZ
+ *    tick restarts.
  *  - kind=memory streams reads and writes over a buffer four times the
  *    last-level cache: it evicts the probes' code and data from the shared
  *    LLC and saturates the memory controller, so a probe's first touches
  *    after a wake-up miss all the way to DRAM behind the streaming traffic.
  *    The first pass also page-faults the whole buffer in (page zeroing in
- *    the kernel, mm locks, TLB shootdowns when the worker exits).
+ *    the kernel, compaction for the transparent huge pages it asks for with
+ *    MADV_HUGEPAGE).
  *
  * One op is one inner batch: int 4096 xorshift-multiply rounds, float 2048
  * sqrt + fused multiply-add rounds, memory one 64 KiB chunk read and
  * written back (also counted as 64 KiB in bytes).  Each batch takes a few
- * to a few tens of microseconds, so the duty cycle overshoots by at most
- * that. */
+ * to a few tens of microseconds (memory: longer while the first pass
+ * faults in huge pages), so the duty cycle overshoots by at most that. */
 #include <config.h>
 
 #include <errno.h>
@@ -174,13 +176,13 @@ static void work_memory(uint64_t *p, uint64_t salt)
 		p[i] = p[i] * 3 + salt;
 }
 
-static void sleep_until(uint64_t t_ns)
+static int sleep_until(uint64_t t_ns)
 {
 	struct timespec ts = { .tv_sec = (time_t)(t_ns / NSEC_PER_SEC),
 			       .tv_nsec = (long)(t_ns % NSEC_PER_SEC) };
 
 	/* EINTR means SIGTERM: the caller sees *w->stop. */
-	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	return clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
 static int cpu_run(struct load_worker *w)
@@ -198,8 +200,15 @@ static int cpu_run(struct load_worker *w)
 		while (!*w->stop) {
 			buf = mmap(NULL, buf_bytes, PROT_READ | PROT_WRITE,
 				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			if (buf != MAP_FAILED)
+			if (buf != MAP_FAILED) {
+				/* Huge pages: freeing 4 KiB pages of a multi-GiB
+				 * buffer on exit takes hundreds of ms, far beyond
+				 * the 100 ms a worker has to stop.  The cache and
+				 * DRAM traffic are the same either way. */
+				if (madvise(buf, buf_bytes, MADV_HUGEPAGE) && errno != EINVAL)
+					load_count_error(w->ctr, errno);
 				break;
+			}
 			buf = NULL;
 			load_count_error(w->ctr, errno);
 			load_sleep(w, NSEC_PER_SEC);
@@ -229,18 +238,23 @@ static int cpu_run(struct load_worker *w)
 		uint64_t now = util_now_ns(CLOCK_MONOTONIC);
 		if (now < busy_end)
 			continue;
-		/* Periods stay on the 10 ms grid; the busy part is timed from
+		/* Periods stay 10 ms apart; the busy part is timed from
 		 * the actual wake-up so that timer slack and wake-up latency come
 		 * out of the idle part, not the busy part.  A period we were
 		 * preempted through is dropped, not made up for. */
 		deadline += CPU_PERIOD_NS;
 		if (deadline <= now)
-			deadline += (now - deadline) / CPU_PERIOD_NS * CPU_PERIOD_NS + CPU_PERIOD_NS;
-		sleep_until(deadline);
+			deadline +=
+			    (now - deadline) / CPU_PERIOD_NS * CPU_PERIOD_NS + CPU_PERIOD_NS;
+		int rc = sleep_until(deadline);
+		if (rc && rc != EINTR) {
+			load_count_error(w->ctr, rc);
+			load_sleep(w, CPU_PERIOD_NS);
+		}
 		busy_end = util_now_ns(CLOCK_MONOTONIC) + busy_ns;
 	}
-	if (buf)
-		munmap(buf, buf_bytes);
+	if (buf && munmap(buf, buf_bytes))
+		load_count_error(w->ctr, errno);
 	return 0;
 }
 

@@ -6,8 +6,9 @@
  * cpus=), its nice (default 10 for exec), SCHED_OTHER, PR_SET_PDEATHSIG and
  * its process group.  That process group is why the command and everything
  * it starts can be stopped as a whole: the supervisor kills the group, not
- * just the shell.  Descendants that leave the group (setsid, daemons) escape
- * it and are not cleaned up.
+ * just the shell (Debian's dash forks even a lone `sleep 100` as a child,
+ * so a kill of the worker's pid alone would orphan it).  Descendants that
+ * leave the group (setsid, daemons) escape it and are not cleaned up.
  *
  * What it stresses is whatever the command does; the point is to reuse
  * existing stressors and real workloads (a kernel build mixes fork/exec,

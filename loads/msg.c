@@ -132,7 +132,8 @@ static __attribute__((noreturn)) void sender(struct group *g, const char *buf)
 			while (done < g->size) {
 				/* MSG_NOSIGNAL: a dead receiver is EPIPE, not a
 				 * SIGPIPE death. */
-				ssize_t r = send(g->out[j], buf + done, g->size - done, MSG_NOSIGNAL);
+				ssize_t r =
+				    send(g->out[j], buf + done, g->size - done, MSG_NOSIGNAL);
 				if (r > 0)
 					done += (size_t)r;
 				else if (!(r < 0 && errno == EINTR))
@@ -255,7 +256,8 @@ static int msg_run(struct load_worker *w)
 		/* A task died (killed, or its peer did): the group is broken.
 		 * Count it (the errno its exit code carries; ECHILD for a
 		 * signal) and start the group afresh. */
-		load_count_error(w->ctr, WIFEXITED(st) && WEXITSTATUS(st) ? WEXITSTATUS(st) : ECHILD);
+		load_count_error(w->ctr,
+				 WIFEXITED(st) && WEXITSTATUS(st) ? WEXITSTATUS(st) : ECHILD);
 		kill_all(&g);
 		load_sleep(w, 100 * MS);
 	}

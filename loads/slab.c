@@ -15,21 +15,23 @@
  * to the scheduler's placement.
  *
  * Workers, per load CPU k (the k-th CPU of cpus=, in order):
- *  - sender (modes all, cross): sends datagrams, alternately over a unix
- *    datagram socket and over UDP on 127.0.0.1 (loopback only), to the
- *    receiver on load CPU k+1 (mod n).  The skbs are allocated on CPU k and
- *    freed by recvmsg() on the receiver's CPU: cross-CPU frees.  With a
- *    single load CPU the sender and receiver share that CPU (the frees are
- *    then local, but the wake-ups between the two tasks remain).
- *    Unix datagrams are flow-controlled by the receiver's queue
- *    (net.unix.max_dgram_qlen); UDP is paced by the receive queue's memory so
- *    the sender does not just fill a queue and have the rest dropped.
+ *  - sender (modes all, cross): sends datagrams with sendmmsg() to the
+ *    receiver on load CPU k+1 (mod n) over a unix datagram socket, and every
+ *    UDP_EVERY-th batch also over UDP on 127.0.0.1 (loopback only).  The
+ *    skbs are allocated on CPU k and freed by recvmsg() on the receiver's
+ *    CPU: cross-CPU frees.  With a single load CPU the sender and receiver
+ *    share that CPU (the frees are then local, but the wake-ups between the
+ *    two tasks remain).  Unix datagrams are flow-controlled by the sender's
+ *    send buffer (the receiver connects back, see recv_ctl()); UDP is paced
+ *    by the receive queue's memory so that the sender does not just fill the
+ *    queue and have the rest dropped.
  *  - receiver (modes all, cross): drains both sockets with recvmmsg(),
  *    waiting in poll() with a 50 ms timeout.
  *  - bulk (modes all, bulk): cycles of `batch` objects created then all
  *    closed: unix sockets, UDP sockets, pipes, eventfds, epoll instances (each
  *    a file, and inode, dentry, socket or pipe buffers as the kind has them);
- *    in mode all also a cycle of small files (see below).  Closing is done
+ *    in mode all also a cycle of small files (see below), given no more
+ *    time than the fd cycle before it took.  Closing is done
  *    with close_range() over runs of our own descriptors, so the __fput()s of
  *    a whole batch run back to back in task_work on return to user space.
  *  - files (mode files): cycles of `batch` small files created in --workdir
@@ -40,10 +42,10 @@
  * datagrams are counted by the receivers), only errors.
  *
  * The UDP socket is created by the sender, which passes it to the receiver
- * with SCM_RIGHTS over a second abstract unix socket: so no port number has
- * to be agreed on, and either side can be restarted on its own (a restarted
- * sender passes a new socket, a restarted receiver gets it again when the
- * sender sees its unix peer gone and reconnects). */
+ * with SCM_RIGHTS over a second abstract unix socket ("the offer"): so no
+ * port number has to be agreed on, and either side can be restarted on its
+ * own (a restarted sender makes a new offer; a restarted receiver gets one
+ * when the sender sees its unix peer gone, and every second anyway). */
 #include <config.h>
 
 #include <dirent.h>
@@ -71,6 +73,13 @@
 #define MS 1000000ull
 /* Datagrams per sendmmsg()/recvmmsg(). */
 #define VLEN 32
+/* One UDP batch per this many unix batches.  UDP costs more per datagram
+ * (the IP stack, and the NET_RX softirq on the sender's CPU) and, since
+ * skb_consume_udp() hands skbs back to the CPU that allocated them
+ * (skb_attempt_defer_free(), Linux 6.18), frees fewer slab objects per
+ * datagram, and those in batches on the allocating CPU: unix datagrams
+ * carry the cross-CPU frees, UDP adds that deferred-free path. */
+#define UDP_EVERY 4
 /* Bytes written into each small file. */
 #define FILE_BYTES 64
 
@@ -131,9 +140,10 @@ static int slab_check(const struct load_instance *inst, char *err, size_t errlen
 	unsigned n = (unsigned)cpuset_count(&inst->cpus) * roles_of(inst, roles);
 
 	if (n > LOAD_MAX_WORKERS) {
-		snprintf(err, errlen,
-			 "slab: mode=%s needs %u workers, more than %d: give it fewer CPUs with cpus=",
-			 load_opt_str(inst, "mode"), n, LOAD_MAX_WORKERS);
+		snprintf(
+		    err, errlen,
+		    "slab: mode=%s needs %u workers, more than %d: give it fewer CPUs with cpus=",
+		    load_opt_str(inst, "mode"), n, LOAD_MAX_WORKERS);
 		return -EINVAL;
 	}
 	return 0;
@@ -159,18 +169,21 @@ static int nth_cpu(const struct cpuset *s, unsigned k)
 	return c;
 }
 
-static void count_err(struct load_worker *w, int err)
-{
-	load_count_error(w->ctr, err);
-}
-
 /* ---- cross-CPU datagrams ---------------------------------------------- */
 
-/* Abstract-namespace name of receiver k's data ("rx") or control ("ctl")
- * socket: no file is created, and the file prefix (pid and load index) makes
- * it unique to this run. */
-static socklen_t rx_addr(const struct load_instance *inst, unsigned k, const char *what,
-			 struct sockaddr_un *a)
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Abstract-namespace name of worker pair k's sender data socket ("tx"), or
+ * receiver data ("rx") or control ("ctl") socket: no file is created, and
+ * the file prefix (pid and load index) makes it unique to this run. */
+static socklen_t pair_addr(const struct load_instance *inst, unsigned k, const char *what,
+			   struct sockaddr_un *a)
 {
 	int n;
 
@@ -181,6 +194,31 @@ static socklen_t rx_addr(const struct load_instance *inst, unsigned k, const cha
 	if (n < 0 || (size_t)n >= sizeof(a->sun_path) - 1)
 		n = (int)sizeof(a->sun_path) - 2;
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+/* A nonblocking unix datagram socket bound to pair_addr(k, what), waiting
+ * while a predecessor (a restarted worker's) still holds the name. */
+static int bind_abstract(struct load_worker *w, unsigned k, const char *what)
+{
+	struct sockaddr_un a;
+	socklen_t len = pair_addr(w->inst, k, what, &a);
+	int fd;
+
+	while (!*w->stop) {
+		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0) {
+			load_count_error(w->ctr, errno);
+			load_sleep(w, 100 * MS);
+			continue;
+		}
+		if (bind(fd, (struct sockaddr *)&a, len) == 0)
+			return fd;
+		if (errno != EADDRINUSE)
+			load_count_error(w->ctr, errno);
+		close(fd);
+		load_sleep(w, 10 * MS);
+	}
+	return -1;
 }
 
 static void fill_vec(struct mmsghdr *v, struct iovec *iov, void *buf, size_t len)
@@ -194,39 +232,34 @@ static void fill_vec(struct mmsghdr *v, struct iovec *iov, void *buf, size_t len
 	}
 }
 
-static int close_fd(int *fd)
+static void close_fd(int *fd)
 {
-	int rc = 0;
-
 	if (*fd >= 0)
-		rc = close(*fd);
+		close(*fd);
 	*fd = -1;
-	return rc;
 }
 
 struct sender {
-	int ux;    /* unix datagram, connected to the receiver */
-	int ctl;   /* unix datagram, to pass `r` */
-	int r;     /* the UDP socket the receiver reads; kept to see its queue */
-	int s;     /* UDP, connected to r */
-	bool linked;
+	int ux;	 /* unix datagram, bound to "tx", connected to the receiver's "rx" */
+	int ctl; /* unix datagram, to pass `r` to the receiver's "ctl" */
+	int r;	 /* the UDP socket the receiver reads; kept to see its queue */
+	int s;	 /* UDP, connected to r */
 	struct sockaddr_un rx, rxctl;
 	socklen_t rxlen, rxctllen;
 };
 
-static int sender_setup(struct load_worker *w, struct sender *x, unsigned peer)
+static int sender_setup(struct load_worker *w, struct sender *x, unsigned k, unsigned peer)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t alen = sizeof(a);
 	int rcvbuf = 1 << 20;
 
-	x->rxlen = rx_addr(w->inst, peer, "rx", &x->rx);
-	x->rxctllen = rx_addr(w->inst, peer, "ctl", &x->rxctl);
-	x->ux = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	x->rxlen = pair_addr(w->inst, peer, "rx", &x->rx);
+	x->rxctllen = pair_addr(w->inst, peer, "ctl", &x->rxctl);
 	x->ctl = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	x->r = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	x->s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (x->ux < 0 || x->ctl < 0 || x->r < 0 || x->s < 0)
+	if (x->ctl < 0 || x->r < 0 || x->s < 0)
 		return -errno;
 	/* A bigger queue than the default lets the receiver drain long batches;
 	 * the kernel caps it at net.core.rmem_max. */
@@ -236,12 +269,13 @@ static int sender_setup(struct load_worker *w, struct sender *x, unsigned peer)
 	    getsockname(x->r, (struct sockaddr *)&a, &alen) < 0 ||
 	    connect(x->s, (struct sockaddr *)&a, sizeof(a)) < 0)
 		return -errno;
+	x->ux = bind_abstract(w, k, "tx");
 	return 0;
 }
 
-/* Connect to the receiver's data socket and hand it our UDP socket.  0, or
- * -errno (the receiver is not there yet: try again later). */
-static int sender_link(struct sender *x)
+/* Hand the receiver our UDP socket; receiving it is its cue to connect its
+ * data socket back to ours.  False while the receiver is not there yet. */
+static bool sender_offer(struct sender *x)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
@@ -249,19 +283,19 @@ static int sender_link(struct sender *x)
 	} u;
 	char one = 'u';
 	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
-	struct msghdr m = { .msg_name = &x->rxctl, .msg_namelen = x->rxctllen, .msg_iov = &iov,
-			    .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	struct msghdr m = { .msg_name = &x->rxctl,
+			    .msg_namelen = x->rxctllen,
+			    .msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf) };
 	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
 
-	if (connect(x->ux, (struct sockaddr *)&x->rx, x->rxlen) < 0)
-		return -errno;
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &x->r, sizeof(int));
-	if (sendmsg(x->ctl, &m, MSG_DONTWAIT) < 0)
-		return -errno;
-	return 0;
+	return sendmsg(x->ctl, &m, MSG_DONTWAIT) == 1;
 }
 
 /* Room in the receiver's UDP queue?  Sending into a full queue would only
@@ -282,50 +316,72 @@ static int run_sender(struct load_worker *w, unsigned k, unsigned n)
 	size_t size = (size_t)load_opt_int(w->inst, "msgsize");
 	struct mmsghdr v[VLEN];
 	struct iovec iov[VLEN];
+	uint64_t offered = 0;
+	unsigned round = 0;
+	bool linked = false, offer_ok = false;
 	char *buf = calloc(1, size);
 	int rc;
 
 	if (!buf)
 		return 1;
-	while ((rc = sender_setup(w, &x, (k + 1) % n)) < 0 && !*w->stop) {
-		count_err(w, -rc);
+	while ((rc = sender_setup(w, &x, k, (k + 1) % n)) < 0 && !*w->stop) {
+		load_count_error(w->ctr, -rc);
 		close_fd(&x.ux), close_fd(&x.ctl), close_fd(&x.r), close_fd(&x.s);
 		load_sleep(w, 100 * MS);
 	}
 	fill_vec(v, iov, buf, size);
 	while (!*w->stop) {
-		if (!x.linked) {
-			if (sender_link(&x) < 0) {
-				/* The receiver is starting or restarting. */
-				load_sleep(w, 10 * MS);
+		if (!linked) {
+			/* Connect only once the offer is queued: then the
+			 * receiver will connect back.  Until it has, connect()
+			 * may also fail with EPERM (still connected to our dead
+			 * predecessor); so offer again every 20 ms. */
+			uint64_t t = now_ns();
+			if (t - offered > 20 * MS) {
+				offer_ok = sender_offer(&x);
+				offered = t;
+			}
+			if (!offer_ok || connect(x.ux, (struct sockaddr *)&x.rx, x.rxlen) < 0) {
+				load_sleep(w, 2 * MS);
 				continue;
 			}
-			x.linked = true;
+			linked = true;
+		} else if (now_ns() - offered > 1000 * MS) {
+			/* Again now and then, in case an offer went to a
+			 * receiver that died before taking it. */
+			sender_offer(&x);
+			offered = now_ns();
 		}
 		int sent = sendmmsg(x.ux, v, VLEN, MSG_DONTWAIT);
 		if (sent < 0) {
-			if (errno == ECONNREFUSED || errno == ENOTCONN || errno == ECONNRESET) {
-				/* The receiver went away; its successor needs the UDP
-				 * socket again. */
-				x.linked = false;
+			if (errno == ECONNREFUSED || errno == ENOTCONN || errno == EPERM ||
+			    errno == ECONNRESET) {
+				/* The receiver went away; its successor needs an
+				 * offer to connect back to us. */
+				linked = false;
+				offered = 0;
+				offer_ok = false;
 				continue;
 			}
 			if (errno != EAGAIN && errno != EINTR) {
-				count_err(w, errno);
+				load_count_error(w->ctr, errno);
 				load_sleep(w, 10 * MS);
 				continue;
 			}
 		}
-		if (udp_room(&x) && sendmmsg(x.s, v, VLEN, MSG_DONTWAIT) < 0 && errno != EAGAIN &&
+		if (++round % UDP_EVERY == 0 && udp_room(&x) &&
+		    sendmmsg(x.s, v, VLEN, MSG_DONTWAIT) < 0 && errno != EAGAIN &&
 		    errno != ENOBUFS && errno != EINTR && errno != ECONNREFUSED) {
-			count_err(w, errno);
+			load_count_error(w->ctr, errno);
 			load_sleep(w, 10 * MS);
 			continue;
 		}
 		if (sent < 0) {
+			/* Our send buffer is full of datagrams the receiver has
+			 * not freed yet. */
 			struct pollfd p = { .fd = x.ux, .events = POLLOUT };
 			if (poll(&p, 1, 50) < 0 && errno != EINTR)
-				count_err(w, errno);
+				load_count_error(w->ctr, errno);
 		}
 	}
 	close_fd(&x.ux), close_fd(&x.ctl), close_fd(&x.r), close_fd(&x.s);
@@ -333,24 +389,30 @@ static int run_sender(struct load_worker *w, unsigned k, unsigned n)
 	return 0;
 }
 
-/* Take over the UDP socket a sender passed us. */
-static void recv_ctl(struct load_worker *w, int ctl, int *udp)
+/* Take over the UDP socket a sender offered, and connect our data socket
+ * back to the sender's.  A unix datagram socket whose receiver is connected
+ * to it is not limited to net.unix.max_dgram_qlen (10) queued datagrams, only
+ * by its send buffer, so the pair does not ping-pong every 10 datagrams. */
+static void recv_ctl(struct load_worker *w, int ctl, int ux, int *udp, unsigned peer)
 {
 	union {
 		char buf[CMSG_SPACE(4 * sizeof(int))];
 		struct cmsghdr align;
 	} u;
+	struct sockaddr_un tx;
+	socklen_t txlen = pair_addr(w->inst, peer, "tx", &tx);
 	char one;
 	struct iovec iov = { .iov_base = &one, .iov_len = 1 };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	bool offer = false;
 
 	for (;;) {
 		m.msg_control = u.buf;
 		m.msg_controllen = sizeof(u.buf);
 		if (recvmsg(ctl, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) < 0) {
 			if (errno != EAGAIN && errno != EINTR)
-				count_err(w, errno);
-			return;
+				load_count_error(w->ctr, errno);
+			break;
 		}
 		for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
 			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
@@ -361,9 +423,13 @@ static void recv_ctl(struct load_worker *w, int ctl, int *udp)
 				memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
 				close_fd(udp);
 				*udp = fd;
+				offer = true;
 			}
 		}
 	}
+	/* Fails if the sender died meanwhile: its successor offers again. */
+	if (offer)
+		(void)connect(ux, (struct sockaddr *)&tx, txlen);
 }
 
 /* One recvmmsg(); returns the datagrams received. */
@@ -377,7 +443,7 @@ static int drain(struct load_worker *w, int fd, struct mmsghdr *v)
 	n = recvmmsg(fd, v, VLEN, MSG_DONTWAIT, NULL);
 	if (n < 0) {
 		if (errno != EAGAIN && errno != EINTR)
-			count_err(w, errno);
+			load_count_error(w->ctr, errno);
 		return 0;
 	}
 	for (int i = 0; i < n; i++)
@@ -386,59 +452,36 @@ static int drain(struct load_worker *w, int fd, struct mmsghdr *v)
 	return n;
 }
 
-static int bind_abstract(struct load_worker *w, unsigned k, const char *what)
-{
-	struct sockaddr_un a;
-	socklen_t len = rx_addr(w->inst, k, what, &a);
-	int fd;
-
-	while (!*w->stop) {
-		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		if (fd < 0) {
-			count_err(w, errno);
-			load_sleep(w, 100 * MS);
-			continue;
-		}
-		if (bind(fd, (struct sockaddr *)&a, len) == 0)
-			return fd;
-		/* EADDRINUSE: our predecessor is still exiting. */
-		if (errno != EADDRINUSE)
-			count_err(w, errno);
-		close(fd);
-		load_sleep(w, 10 * MS);
-	}
-	return -1;
-}
-
-static int run_receiver(struct load_worker *w, unsigned k)
+static int run_receiver(struct load_worker *w, unsigned k, unsigned n)
 {
 	size_t size = (size_t)load_opt_int(w->inst, "msgsize");
+	unsigned peer = (k + n - 1) % n, busy = 0;
 	struct mmsghdr v[VLEN];
 	struct iovec iov[VLEN];
-	int ux = -1, ctl = -1, udp = -1;
-	unsigned idle_polls = 0;
+	int ux, ctl, udp = -1;
 	char *buf = malloc(size);
 
 	if (!buf)
 		return 1;
 	/* Every datagram lands in the same buffer: only the freeing matters. */
 	fill_vec(v, iov, buf, size);
-	ux = bind_abstract(w, k, "rx");
+	/* ctl first: a sender connects to rx only after an offer to ctl. */
 	ctl = bind_abstract(w, k, "ctl");
+	ux = bind_abstract(w, k, "rx");
 	while (!*w->stop) {
 		int got = drain(w, ux, v) + drain(w, udp, v);
 
-		/* A busy data path never reaches poll(), so look for a new UDP
-		 * socket now and then too. */
-		if (got && (++idle_polls & 63))
+		/* A busy data path never reaches poll(), so look for an offer
+		 * now and then too. */
+		if (got && (++busy & 63))
 			continue;
 		struct pollfd p[3] = { { .fd = ctl, .events = POLLIN },
 				       { .fd = ux, .events = POLLIN },
 				       { .fd = udp, .events = POLLIN } };
 		if (!got && poll(p, 3, 50) < 0 && errno != EINTR)
-			count_err(w, errno);
+			load_count_error(w->ctr, errno);
 		if (got || p[0].revents)
-			recv_ctl(w, ctl, &udp);
+			recv_ctl(w, ctl, ux, &udp, peer);
 	}
 	close_fd(&ux), close_fd(&ctl), close_fd(&udp);
 	free(buf);
@@ -450,8 +493,8 @@ static int run_receiver(struct load_worker *w, unsigned k)
 struct bulk {
 	int *fds;
 	unsigned n, batch;
-	int dfd;                  /* workdir, for files */
-	bool off[KIND_MAX];       /* the kernel lacks it (e.g. no IPv4) */
+	int dfd;	    /* workdir, for files */
+	bool off[KIND_MAX]; /* the kernel lacks it (e.g. no IPv4) */
 	char buf[FILE_BYTES];
 };
 
@@ -467,7 +510,8 @@ static uint64_t close_all(struct load_worker *w, struct bulk *b)
 		while (j < b->n && b->fds[j] == b->fds[j - 1] + 1)
 			j++;
 #ifdef SYS_close_range
-		if (syscall(SYS_close_range, (unsigned)b->fds[i], (unsigned)b->fds[j - 1], 0) == 0) {
+		if (syscall(SYS_close_range, (unsigned)b->fds[i], (unsigned)b->fds[j - 1], 0) ==
+		    0) {
 			closed += j - i;
 			i = j;
 			continue;
@@ -521,14 +565,6 @@ static int create_one(struct bulk *b, enum kind kind)
 	return 0;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* A cycle of small files: create `batch` (or as many as fit in `budget` ns,
  * if not 0), then unlink them all. */
 static void files_cycle(struct load_worker *w, struct bulk *b, uint64_t budget)
@@ -545,7 +581,7 @@ static void files_cycle(struct load_worker *w, struct bulk *b, uint64_t budget)
 		int fd = openat(b->dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
 				0600);
 		if (fd < 0) {
-			count_err(w, errno);
+			load_count_error(w->ctr, errno);
 			backoff = true;
 			break;
 		}
@@ -555,7 +591,7 @@ static void files_cycle(struct load_worker *w, struct bulk *b, uint64_t budget)
 		if (close(fd) < 0 && !e)
 			e = errno;
 		if (e || n != (ssize_t)sizeof(b->buf)) {
-			count_err(w, e ? e : EIO);
+			load_count_error(w->ctr, e ? e : EIO);
 			backoff = true;
 			break;
 		}
@@ -565,7 +601,7 @@ static void files_cycle(struct load_worker *w, struct bulk *b, uint64_t budget)
 		if (unlinkat(b->dfd, name, 0) == 0)
 			gone++;
 		else
-			count_err(w, errno);
+			load_count_error(w->ctr, errno);
 		if (gone % 256 == 255) {
 			load_count(w->ctr, 256, 0);
 			gone -= 256;
@@ -585,12 +621,12 @@ static void fd_cycle(struct load_worker *w, struct bulk *b, enum kind kind)
 			break;
 	}
 	if (rc == -EAFNOSUPPORT || rc == -EPROTONOSUPPORT) {
-		count_err(w, -rc);
+		load_count_error(w->ctr, -rc);
 		b->off[kind] = true;
 	} else if (rc < 0 && rc != -ENOSPC) {
 		/* EMFILE, ENFILE, ENOMEM, ENOBUFS: the machine is out of
 		 * something; free what we have and give it a moment. */
-		count_err(w, -rc);
+		load_count_error(w->ctr, -rc);
 	}
 	load_count(w->ctr, close_all(w, b), 0);
 	if (rc < 0 && rc != -ENOSPC)
@@ -602,13 +638,13 @@ static void raise_nofile(struct load_worker *w)
 	struct rlimit r;
 
 	if (getrlimit(RLIMIT_NOFILE, &r) < 0) {
-		count_err(w, errno);
+		load_count_error(w->ctr, errno);
 		return;
 	}
 	if (r.rlim_cur < r.rlim_max) {
 		r.rlim_cur = r.rlim_max;
 		if (setrlimit(RLIMIT_NOFILE, &r) < 0)
-			count_err(w, errno);
+			load_count_error(w->ctr, errno);
 	}
 }
 
@@ -627,7 +663,7 @@ static int run_bulk(struct load_worker *w, bool fds, bool files)
 	if (files) {
 		while ((b.dfd = open(w->inst->workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 &&
 		       !*w->stop) {
-			count_err(w, errno);
+			load_count_error(w->ctr, errno);
 			load_sleep(w, 1000 * MS);
 		}
 	}
@@ -667,12 +703,12 @@ static int slab_run(struct load_worker *w)
 	CPU_ZERO(&cs);
 	CPU_SET(cpu, &cs);
 	if (sched_setaffinity(0, sizeof(cs), &cs) < 0)
-		count_err(w, errno);
+		load_count_error(w->ctr, errno);
 	switch (roles[w->id % nroles]) {
 	case ROLE_SEND:
 		return run_sender(w, k, n);
 	case ROLE_RECV:
-		return run_receiver(w, k);
+		return run_receiver(w, k, n);
 	case ROLE_BULK:
 		return run_bulk(w, true, mode == MODE_ALL);
 	case ROLE_FILES:

@@ -7,8 +7,11 @@
  * period on CLOCK_MONOTONIC, so they coincide on all CPUs and the period is
  * exact: a known-answer fixture for spike analysis.  The default priority
  * is one above the probes', so a probe that wakes during a burst cannot run
- * until the burst ends (the FIFO class never preempts a higher priority):
- * its latency shows up as about `burst`, once per period.
+ * until the burst ends (the RT scheduler only lets a higher priority
+ * preempt): its latency shows up as up to `burst` plus the spike worker's
+ * own wake-up latency, once per period.  The spin is timed from the
+ * worker's actual wake-up, so each burst is `burst` long even when that
+ * wake-up is late.
  *
  * Sleeping uses a TFD_TIMER_ABSTIME timerfd (a hrtimer with no slack) waited
  * on with ppoll() and SIGTERM unblocked only there, so a stop request is
@@ -139,8 +142,6 @@ static int spike_run(struct load_worker *w)
 			load_count_error(w->ctr, -rc);
 			load_sleep(w, 100 * NSEC_PER_MSEC);
 		} else {
-			/* Timed from the actual wake-up, so every burst is the
-			 * full length even if the wake-up itself was late. */
 			uint64_t end = util_now_ns(CLOCK_MONOTONIC) + burst;
 			while (util_now_ns(CLOCK_MONOTONIC) < end && !*w->stop)
 				;

@@ -103,6 +103,14 @@ static void worker_main(struct load_supervisor *s, unsigned i, unsigned w, int c
 	signal(SIGHUP, SIG_IGN);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	close(s->cmd_fd);
+	/* A load must not read the terminal or fill rtsoak's summary with its
+	 * output; its errors still reach stderr. */
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		close(null);
+	}
 	sched_setscheduler(0, SCHED_OTHER, &sp);
 	setpriority(PRIO_PROCESS, 0, inst->nice);
 	if (cpu >= 0) {

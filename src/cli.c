@@ -36,6 +36,7 @@ void cli_usage(FILE *out)
 	fputs(
 	    "usage: rtsoak [run] [OPTION]...\n"
 	    "       rtsoak sysinfo\n"
+	    "       rtsoak reflect [--bind ADDR] [--port N] [--cpu N] [--priority P]\n"
 	    "       rtsoak report FILE.json [--json OUT]\n"
 	    "       rtsoak probes | loads | help | version\n"
 	    "\n"
@@ -60,6 +61,11 @@ void cli_usage(FILE *out)
 	    "      --schedule MODE    together (default): all loads all the time; rotate: phases\n"
 	    "                         idle, then each load alone, cycling\n"
 	    "      --phase-duration T length of one phase with --schedule rotate (default 30s)\n"
+	    "      --net-interval T   net probe: datagram period; a bare number is us (default 1ms)\n"
+	    "      --net-family 4|6   net probe: IP version (default 4 on loopback, else the target's)\n"
+	    "      --net-timeout T    net probe: later replies count as late; bare number is ms (default 1s)\n"
+	    "      --net-priority N   net probe: SCHED_FIFO priority of the sender (default --priority - 1)\n"
+	    "      --net-sender-cpu N net probe: CPU of the sender (default: a housekeeping CPU)\n"
 	    "  -h, --help             this help\n"
 	    "  -V, --version          print the version\n"
 	    "\n"
@@ -78,6 +84,11 @@ enum {
 	OPT_WORKDIR,
 	OPT_SCHEDULE,
 	OPT_PHASE,
+	OPT_NET_INTERVAL,
+	OPT_NET_FAMILY,
+	OPT_NET_TIMEOUT,
+	OPT_NET_PRIORITY,
+	OPT_NET_SENDER_CPU,
 };
 
 static const struct option run_options[] = {
@@ -99,6 +110,11 @@ static const struct option run_options[] = {
 	{ "workdir", required_argument, NULL, OPT_WORKDIR },
 	{ "schedule", required_argument, NULL, OPT_SCHEDULE },
 	{ "phase-duration", required_argument, NULL, OPT_PHASE },
+	{ "net-interval", required_argument, NULL, OPT_NET_INTERVAL },
+	{ "net-family", required_argument, NULL, OPT_NET_FAMILY },
+	{ "net-timeout", required_argument, NULL, OPT_NET_TIMEOUT },
+	{ "net-priority", required_argument, NULL, OPT_NET_PRIORITY },
+	{ "net-sender-cpu", required_argument, NULL, OPT_NET_SENDER_CPU },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -338,6 +354,9 @@ int cli_parse_run(struct run_config *cfg, int argc, char **argv)
 	cfg->dma_latency_us = -1;
 	parse_probes(cfg, CLI_DEFAULT_PROBES);
 	cfg->phase_ns = 30 * NSEC_PER_SEC;
+	cfg->net_interval_ns = DEFAULT_INTERVAL_NS;
+	cfg->net_timeout_ns = 1 * NSEC_PER_SEC;
+	cfg->net_sender_cpu = -1;
 	const char *tmpdir = getenv("TMPDIR");
 	snprintf(cfg->workdir, sizeof(cfg->workdir), "%s", tmpdir && *tmpdir ? tmpdir : "/tmp");
 
@@ -456,6 +475,44 @@ int cli_parse_run(struct run_config *cfg, int argc, char **argv)
 			if (parse_duration(optarg, NSEC_PER_SEC, &cfg->phase_ns, err, sizeof(err)))
 				goto bad;
 			break;
+		/* net probe options (probe_net.c reads them) */
+		case OPT_NET_INTERVAL:
+			if (parse_duration(optarg, NSEC_PER_USEC, &cfg->net_interval_ns, err,
+					   sizeof(err)))
+				goto bad;
+			if (cfg->net_interval_ns < MIN_INTERVAL_NS ||
+			    cfg->net_interval_ns > MAX_INTERVAL_NS) {
+				snprintf(err, sizeof(err),
+					 "'%s' is out of range (expected 1us to 1h)", optarg);
+				goto bad;
+			}
+			break;
+		case OPT_NET_FAMILY:
+			if (strcmp(optarg, "4") && strcmp(optarg, "6")) {
+				snprintf(err, sizeof(err), "'%s' is not 4 or 6", optarg);
+				goto bad;
+			}
+			cfg->net_family = optarg[0] - '0';
+			break;
+		case OPT_NET_TIMEOUT:
+			if (parse_duration(optarg, NSEC_PER_MSEC, &cfg->net_timeout_ns, err,
+					   sizeof(err)))
+				goto bad;
+			break;
+		case OPT_NET_PRIORITY:
+			if (parse_u64(optarg, 1, 99, &v, err, sizeof(err)))
+				goto bad;
+			cfg->net_priority = (int)v;
+			break;
+		case OPT_NET_SENDER_CPU: {
+			struct cpuset one;
+			if (parse_u64(optarg, 0, CPUSET_MAX - 1, &v, err, sizeof(err)))
+				goto bad;
+			if ((rc = check_cpus(optname, optarg, &one)) >= 0)
+				return rc;
+			cfg->net_sender_cpu = (int)v;
+			break;
+		}
 		case 'h':
 			cli_usage(stdout);
 			return EXIT_OK;
@@ -566,5 +623,15 @@ json_t *cli_config_json(const struct run_config *cfg)
 	json_object_set_new(c, "schedule", json_string(cfg->rotate ? "rotate" : "together"));
 	json_object_set_new(c, "phase_duration_ns",
 			    cfg->rotate ? json_integer((json_int_t)cfg->phase_ns) : json_null());
+	/* net probe settings; null: chosen at run time (see the net results' counters) */
+	json_object_set_new(c, "net_interval_ns", json_integer((json_int_t)cfg->net_interval_ns));
+	json_object_set_new(c, "net_timeout_ns", json_integer((json_int_t)cfg->net_timeout_ns));
+	json_object_set_new(c, "net_family",
+			    cfg->net_family ? json_integer(cfg->net_family) : json_null());
+	json_object_set_new(c, "net_priority",
+			    cfg->net_priority ? json_integer(cfg->net_priority) : json_null());
+	json_object_set_new(c, "net_sender_cpu",
+			    cfg->net_sender_cpu >= 0 ? json_integer(cfg->net_sender_cpu)
+						     : json_null());
 	return c;
 }

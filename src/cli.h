@@ -50,6 +50,12 @@ struct run_config {
 	char workdir[PATH_MAX];
 	bool rotate;	   /* --schedule rotate */
 	uint64_t phase_ns; /* --phase-duration */
+	/* net probe (--net-*): read by its configure hook. */
+	uint64_t net_interval_ns;
+	uint64_t net_timeout_ns;
+	int net_family;	    /* 4 or 6; 0: the target's (loopback: 4) */
+	int net_priority;   /* 0: --priority - 1 (at least 1) */
+	int net_sender_cpu; /* -1: a housekeeping or unmeasured CPU */
 	int argc;
 	char **argv;
 };

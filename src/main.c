@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "probe.h"
+#include "reflect.h"
 #include "report.h"
 #include "session.h"
 #include "sysinfo.h"
@@ -142,6 +143,8 @@ int main(int argc, char **argv)
 		return cmd_probes(argc - 1, argv + 1);
 	if (!strcmp(cmd, "loads"))
 		return cmd_loads(argc - 1, argv + 1);
+	if (!strcmp(cmd, "reflect"))
+		return reflect_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "help")) {
 		cli_usage(stdout);
 		return EXIT_OK;
@@ -151,7 +154,8 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	cli_error(
-	    "unknown command '%s' (commands: run, sysinfo, report, probes, loads, help, version)",
+	    "unknown command '%s' (commands: run, sysinfo, report, probes, loads, reflect, help, "
+	    "version)",
 	    cmd);
 	return EXIT_USAGE;
 }

@@ -3,9 +3,11 @@
 #include <string.h>
 
 #include "probe.h"
+#include "probe_net.h"
 
 const struct probe_ops *const probe_registry[] = {
 	&probe_timer_ops,
+	&probe_net_ops,
 	NULL,
 };
 

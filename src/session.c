@@ -506,6 +506,11 @@ int session_run(struct run_config *cfg)
 	int dma_fd = -1, rc, sig, failed;
 	uint64_t t0, start_rt;
 
+	/* A shell starts background jobs with SIGINT ignored, and an ignored
+	 * signal is discarded before sigtimedwait could see it: take SIGINT
+	 * and SIGTERM back.  An ignored SIGHUP is left alone (nohup). */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	/* Probe threads inherit this mask: only the main thread takes the
 	 * terminating signals, and only via sigtimedwait. */
 	sigemptyset(&block);

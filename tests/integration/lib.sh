@@ -68,8 +68,11 @@ ncpus() { "$PYTHON3" -c 'import os; print(len(os.sched_getaffinity(0)))'; }
 # workers and the commands they exec inherit it), whatever their process
 # group or parent: run rtsoak as `rtsoak_tagged ARGS`, then `tagged_pids`
 # lists whatever of that run is still alive.
+# In the background use `$TAGGED "$RTSOAK" ... &` so that $! is rtsoak's
+# own pid (a backgrounded function would be a subshell).
 RUN_TAG="rtsoak-test-$$-$RANDOM"
-rtsoak_tagged() { env RTSOAK_TEST_TAG="$RUN_TAG" "$RTSOAK" "$@"; }
+TAGGED="env RTSOAK_TEST_TAG=$RUN_TAG"
+rtsoak_tagged() { $TAGGED "$RTSOAK" "$@"; }
 tagged_pids() {
 	grep -l -a "RTSOAK_TEST_TAG=$RUN_TAG" /proc/[0-9]*/environ 2>/dev/null |
 		sed 's|/proc/\([0-9]*\)/environ|\1|' | tr '\n' ' '

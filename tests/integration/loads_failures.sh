@@ -8,7 +8,7 @@ require_root
 require_python_jsonschema
 "$RTSOAK" loads | grep -q "^exec:" || skip_all "the exec load is not registered"
 
-plan 17
+plan 16
 cd "$WORK" || exit 1
 mkdir wd
 
@@ -35,7 +35,7 @@ else
 fi
 
 # --- SIGINT mid-run: report written, no child left, workdir empty
-rtsoak_tagged run --duration 30s --cpus 0 --loads cpu,exec:cmd="sleep 100" --workdir wd -q -o int.json &
+$TAGGED "$RTSOAK" run --duration 30s --cpus 0 --loads cpu,exec:cmd="sleep 100" --workdir wd -q -o int.json &
 pid=$!
 sleep 1.5
 kill -INT $pid
@@ -48,7 +48,7 @@ left=$(tagged_pids)
 ok $? "SIGINT with loads: no process of the run left ($left)"
 
 # --- SIGKILL of rtsoak: children die with it; leftovers cleaned next time
-rtsoak_tagged run --duration 30s --cpus 0 --loads cpu,exec:cmd="sleep 100" --workdir wd -q -o kill.json &
+$TAGGED "$RTSOAK" run --duration 30s --cpus 0 --loads cpu,exec:cmd="sleep 100" --workdir wd -q -o kill.json &
 pid=$!
 sleep 1.5
 kill -KILL $pid

@@ -1,0 +1,10 @@
+/* reflect: `rtsoak reflect`, the UDP echo end of the net probe's round-trip
+ * mode (`--probes net:target=HOST[:PORT]`). */
+#ifndef RTSOAK_REFLECT_H
+#define RTSOAK_REFLECT_H
+
+/* argv[0] is "reflect".  Runs until SIGINT or SIGTERM; returns the exit
+ * code (0, 2 for bad input, 3 when the machine cannot do it). */
+int reflect_main(int argc, char **argv);
+
+#endif
