@@ -1,8 +1,9 @@
 /* cpu: busy work on every load CPU, with a duty cycle.
  *
- * One worker per load CPU, pinned.  Each 10 ms period (timed on
- * CLOCK_MONOTONIC) the worker computes for load% of it and sleeps with
- * clock_nanosleep(TIMER_ABSTIME) for the rest; at load=100 it never sleeps.
+ * One worker per load CPU, pinned.  Each period of about 10 ms (timed on
+ * CLOCK_MONOTONIC, jittered by +-1 ms, see period_len()) the worker
+ * computes for load% of it and sleeps with clock_nanosleep(TIMER_ABSTIME)
+ * for the rest; at load=100 it never sleeps.
  *
  * Why this stresses a real-time system:
  *  - kind=int and kind=float keep the CPU out of idle, so a probe's wake-up
@@ -41,6 +42,7 @@
 #include "util.h"
 
 #define CPU_PERIOD_NS (10 * NSEC_PER_MSEC)
+#define CPU_JITTER_NS (1 * NSEC_PER_MSEC)
 #define INT_ROUNDS 4096
 #define FLOAT_ROUNDS 2048
 #define MEM_CHUNK (64u * 1024u)
@@ -56,7 +58,7 @@ static const struct load_option cpu_options[] = {
 	  .def = "100",
 	  .min = 1,
 	  .max = 100,
-	  .help = "percent of each 10 ms period spent busy" },
+	  .help = "percent of each ~10 ms period spent busy" },
 	{ .name = "kind",
 	  .type = LOAD_OPT_CHOICE,
 	  .def = "int",
@@ -176,6 +178,18 @@ static void work_memory(uint64_t *p, uint64_t salt)
 		p[i] = p[i] * 3 + salt;
 }
 
+/* 10 ms +- 1 ms, uniformly.  An exact 10 ms period beats against the
+ * scheduler tick (4 ms at HZ=250), and tick-sampled CPU accounting
+ * (/proc/stat without VIRT_CPU_ACCOUNTING) then reports a duty cycle off
+ * by up to +-10 points, depending on the phase the worker started in. */
+static uint64_t period_len(uint64_t *rng)
+{
+	*rng ^= *rng << 13;
+	*rng ^= *rng >> 7;
+	*rng ^= *rng << 17;
+	return CPU_PERIOD_NS - CPU_JITTER_NS + *rng % (2 * CPU_JITTER_NS + 1);
+}
+
 static int sleep_until(uint64_t t_ns)
 {
 	struct timespec ts = { .tv_sec = (time_t)(t_ns / NSEC_PER_SEC),
@@ -189,7 +203,6 @@ static int cpu_run(struct load_worker *w)
 {
 	const int64_t load = load_opt_int(w->inst, "load");
 	const enum cpu_kind kind = (enum cpu_kind)load_opt_int(w->inst, "kind");
-	const uint64_t busy_ns = CPU_PERIOD_NS * (uint64_t)load / 100;
 	uint64_t x = 0x9e3779b97f4a7c15ull ^ ((uint64_t)w->id << 32 | (uint64_t)getpid());
 	double fa = 1.0 + w->id, fb = 0.5;
 	uint64_t *buf = NULL, buf_bytes = 0, off = 0, llc;
@@ -215,8 +228,10 @@ static int cpu_run(struct load_worker *w)
 		}
 	}
 
-	uint64_t deadline = util_now_ns(CLOCK_MONOTONIC); /* start of the current period */
-	uint64_t busy_end = deadline + busy_ns;
+	uint64_t rng = x | 1;
+	uint64_t start = util_now_ns(CLOCK_MONOTONIC); /* of the current period */
+	uint64_t len = period_len(&rng);
+	uint64_t busy_end = start + len * (uint64_t)load / 100;
 	while (!*w->stop) {
 		switch (kind) {
 		case KIND_INT:
@@ -238,20 +253,21 @@ static int cpu_run(struct load_worker *w)
 		uint64_t now = util_now_ns(CLOCK_MONOTONIC);
 		if (now < busy_end)
 			continue;
-		/* Periods stay 10 ms apart; the busy part is timed from
-		 * the actual wake-up so that timer slack and wake-up latency come
-		 * out of the idle part, not the busy part.  A period we were
-		 * preempted through is dropped, not made up for. */
-		deadline += CPU_PERIOD_NS;
-		if (deadline <= now)
-			deadline +=
-			    (now - deadline) / CPU_PERIOD_NS * CPU_PERIOD_NS + CPU_PERIOD_NS;
-		int rc = sleep_until(deadline);
+		/* The busy part is timed from the actual wake-up, so that timer
+		 * slack and wake-up latency come out of the idle part.  A period
+		 * we were preempted through is not made up for, but still gets
+		 * its idle part. */
+		uint64_t next = start + len;
+		if (next <= now)
+			next = now + len - len * (uint64_t)load / 100;
+		int rc = sleep_until(next);
 		if (rc && rc != EINTR) {
 			load_count_error(w->ctr, rc);
 			load_sleep(w, CPU_PERIOD_NS);
 		}
-		busy_end = util_now_ns(CLOCK_MONOTONIC) + busy_ns;
+		start = next;
+		len = period_len(&rng);
+		busy_end = util_now_ns(CLOCK_MONOTONIC) + len * (uint64_t)load / 100;
 	}
 	if (buf && munmap(buf, buf_bytes))
 		load_count_error(w->ctr, errno);
@@ -264,6 +280,7 @@ static void cpu_stats(const struct load_instance *inst, json_t *out)
 	const char *src;
 
 	json_object_set_new(out, "period_ns", json_integer((json_int_t)CPU_PERIOD_NS));
+	json_object_set_new(out, "period_jitter_ns", json_integer((json_int_t)CPU_JITTER_NS));
 	if (load_opt_int(inst, "kind") != KIND_MEMORY)
 		return;
 	json_object_set_new(out, "buffer_bytes",
@@ -274,8 +291,9 @@ static void cpu_stats(const struct load_instance *inst, json_t *out)
 
 const struct load_ops load_cpu_ops = {
 	.name = "cpu",
-	.summary = "busy work per load CPU at a duty cycle; op = one batch (int: 4096 rounds, "
-		   "float: 2048 rounds, memory: 64 KiB read+written)",
+	.summary =
+	    "busy work per load CPU at a duty cycle (~10 ms periods); op = one batch (int: 4096 rounds, "
+	    "float: 2048 rounds, memory: 64 KiB read+written)",
 	.options = cpu_options,
 	.run = cpu_run,
 	.stats = cpu_stats,

@@ -5,11 +5,12 @@
  * a sequential pass writes every block in order then reads them all back;
  * a random pass writes as many randomly chosen blocks then reads as many.
  * pattern=mixed alternates the two, seq and rand do one kind only (rand
- * first fills the file sequentially so that its reads hit allocated blocks:
- * a read from a hole returns zeros without touching the device).  One op is
- * one block written or read.  fsync runs after every FSYNC_EVERY bytes
- * written (1 MiB, or every block when a block is larger), in both kinds of
- * pass.
+ * grows the file sequentially by a sixteenth before each pass until it is
+ * full, and picks blocks among those written: a read from a hole returns
+ * zeros without touching the device).  One op is one block written or read.
+ * fsync runs after every FSYNC_EVERY bytes written (1 MiB, or every block
+ * when a block is larger), in both kinds of pass, so that cache flushes are
+ * a steady part of the load, as under a database's log.
  *
  * Why it disturbs real-time latency elsewhere:
  *   - O_DIRECT (iomap_dio_rw) bypasses the page cache, so every block is a
@@ -24,11 +25,11 @@
  *     cache and buffered data in the page cache, and the interesting part
  *     (writeback and flush) would happen later or never.
  *   - When the filesystem refuses O_DIRECT the load falls back to buffered
- *     I/O: then fsync drives writeback of the dirty pages (the flusher and
- *     the bio submission happen in our context) and POSIX_FADV_DONTNEED after
- *     each fsync evicts them, so that the read-back goes to the device too
- *     (and the page-cache footprint stays at about FSYNC_EVERY per worker).
- *     The report says so: "o_direct": false with the reason.
+ *     I/O: then fsync drives writeback of the dirty pages (the bio
+ *     submission happens in our context), and POSIX_FADV_DONTNEED after each
+ *     fsync and each read-back evicts the file's pages, so that reads go to
+ *     the device too and the page cache holds little more than FSYNC_EVERY
+ *     per worker.  The report says so: "o_direct": false with the reason.
  * Note: tmpfs accepts O_DIRECT since Linux 6.6 but its page cache *is* the
  * storage; the report's "filesystem" says where the I/O really went.
  *
@@ -37,10 +38,12 @@
  * fitted, and the next pass tries to grow it again.  The worker never exits
  * because of them.
  *
- * Who frees the blocks: giving a file's blocks back is work proportional to
- * its size (on an ext4 mounted with -o discard, about 0.4 ms per MiB: 100 ms
- * for the default 256 MiB), far more than the 100 ms a worker has to be gone
- * after SIGTERM.  So .start creates the files and keeps them open; workers
+ * Who frees the blocks: giving a file's blocks back can take time in
+ * proportion to its size (ext4 without a journal, mounted -o discard, sends
+ * the discards synchronously from the unlink: ext4_free_blocks ->
+ * blkdev_issue_discard, about 0.4 ms per MiB, 100 ms for the default 256 MiB
+ * on a virtio disk), more than the 100 ms a worker has to be gone after
+ * SIGTERM.  So .start creates the files and keeps them open; workers
  * inherit those descriptors, and a worker on its way out only unlinks its
  * file's name (cheap while the supervisor holds the inode).  .stop then
  * removes any name still there and closes the descriptors, which is where
@@ -65,6 +68,7 @@
 #include "load.h"
 
 #define DISK_ALIGN 4096u
+#define DISK_MAX_WORKERS 64
 #define FSYNC_EVERY (1u << 20)
 #define BACKOFF_MIN_NS 100000000ull
 #define BACKOFF_MAX_NS 2000000000ull
@@ -95,7 +99,7 @@ static const struct load_option disk_options[] = {
 	  .type = LOAD_OPT_INT,
 	  .def = "1",
 	  .min = 1,
-	  .max = 64,
+	  .max = DISK_MAX_WORKERS,
 	  .help = "processes, each with its own file, floating over the load CPUs" },
 	{ .name = NULL },
 };
@@ -103,8 +107,8 @@ static const struct load_option disk_options[] = {
 /* Supervisor's state, in a MAP_SHARED page made by .start so that workers
  * (forked after it) can report a fallback and count fsyncs for .stats. */
 struct disk_shared {
-	int fd[64];   /* per worker; the same numbers in forked workers */
-	int o_direct; /* what .start's probe found */
+	int fd[DISK_MAX_WORKERS]; /* per worker; the same numbers in forked workers */
+	int o_direct;		  /* what .start's probe found */
 	char reason[128];
 	char fs[32];
 	unsigned fallbacks; /* workers that had to drop O_DIRECT while running */
@@ -165,19 +169,24 @@ static void drop_direct(struct disk_io *d)
 		io_error(d, errno);
 }
 
+/* Buffered only: make the next reads go to the device (only clean pages
+ * go: hence after fsync). */
+static void drop_cache(struct disk_io *d)
+{
+	int rc;
+
+	if (!d->direct && (rc = posix_fadvise(d->fd, 0, 0, POSIX_FADV_DONTNEED)))
+		load_count_error(d->w->ctr, rc);
+}
+
 static void io_sync(struct disk_io *d)
 {
 	d->unsynced = 0;
 	__atomic_fetch_add(&d->sh->fsyncs, 1, __ATOMIC_RELAXED);
-	if (fsync(d->fd) < 0) {
+	if (fsync(d->fd) < 0)
 		io_error(d, errno);
-		return;
-	}
-	if (!d->direct) {
-		int rc = posix_fadvise(d->fd, 0, 0, POSIX_FADV_DONTNEED);
-		if (rc)
-			load_count_error(d->w->ctr, rc);
-	}
+	else
+		drop_cache(d);
 }
 
 /* Give back what did not fit; the next pass tries to grow again. */
@@ -189,7 +198,7 @@ static void shrink(struct disk_io *d, uint64_t blk)
 		load_count_error(d->w->ctr, errno);
 }
 
-/* 0, or -1 when the pass should end (out of space, or no file). */
+/* 0, or -1 when the pass should end (out of space). */
 static int io_write(struct disk_io *d, uint64_t blk)
 {
 	ssize_t n;
@@ -242,15 +251,19 @@ static void io_read(struct disk_io *d, uint64_t blk)
 	io_error(d, err);
 }
 
-static void seq_pass(struct disk_io *d, uint64_t from, bool read_back)
+/* Write blocks [from, to) in order, then (read_back) read the file back. */
+static void seq_pass(struct disk_io *d, uint64_t from, uint64_t to, bool read_back)
 {
-	for (uint64_t b = from; b < d->target && !stopped(d); b++)
+	for (uint64_t b = from; b < to && !stopped(d); b++)
 		if (io_write(d, b) < 0)
 			break;
 	if (d->unsynced && !stopped(d))
 		io_sync(d);
-	for (uint64_t b = 0; read_back && b < d->filled && !stopped(d); b++)
+	if (!read_back)
+		return;
+	for (uint64_t b = 0; b < d->filled && !stopped(d); b++)
 		io_read(d, b);
+	drop_cache(d);
 }
 
 static void rand_pass(struct disk_io *d)
@@ -262,6 +275,7 @@ static void rand_pass(struct disk_io *d)
 		io_sync(d);
 	for (uint64_t i = 0; i < d->filled && !stopped(d); i++)
 		io_read(d, disk_rand(d) % d->filled);
+	drop_cache(d);
 }
 
 static int disk_run(struct load_worker *w)
@@ -280,6 +294,7 @@ static int disk_run(struct load_worker *w)
 	};
 	int rc, fl = fcntl(d.fd, F_GETFL);
 	struct stat st;
+	void *buf = NULL;
 
 	if (fl < 0) /* a bug: .start made it, and we inherited it */
 		return 1;
@@ -296,18 +311,24 @@ static int disk_run(struct load_worker *w)
 	snprintf(d.path, sizeof(d.path), "%s/%s-w%u.dat", inst->workdir, inst->file_prefix, w->id);
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	d.rng = ((uint64_t)getpid() << 32) ^ (uint64_t)now.tv_nsec ^ ((uint64_t)w->id << 16) ^ 1;
-	while ((rc = posix_memalign((void **)&d.buf, DISK_ALIGN, d.block)) && !*w->stop)
+	/* Aligned for O_DIRECT (and for the uint64_t fill below). */
+	while ((rc = posix_memalign(&buf, DISK_ALIGN, d.block)) && !*w->stop)
 		io_error(&d, rc);
 	if (rc)
 		return 0;
+	d.buf = buf;
 	for (size_t i = 0; i < d.block / sizeof(uint64_t); i++)
 		((uint64_t *)(void *)d.buf)[i] = disk_rand(&d);
 
 	while (!*w->stop) {
 		if (pattern != PAT_RAND)
-			seq_pass(&d, 0, true);
-		if (pattern == PAT_RAND)
-			seq_pass(&d, d.filled, false);
+			seq_pass(&d, 0, d.target, true);
+		/* rand grows its file a sixteenth per pass: random I/O from
+		 * the start, and reads that never land in a hole. */
+		if (pattern == PAT_RAND && d.filled < d.target) {
+			uint64_t to = d.filled + (d.target + 15) / 16;
+			seq_pass(&d, d.filled, to < d.target ? to : d.target, false);
+		}
 		if (pattern != PAT_SEQ && !stopped(&d))
 			rand_pass(&d);
 		/* Nothing fits: the write above backed off already, but an
@@ -453,7 +474,7 @@ static int probe_direct(const struct load_instance *inst, struct disk_shared *sh
 
 static void close_files(struct load_instance *inst, struct disk_shared *sh)
 {
-	for (unsigned i = 0; i < inst->nworkers && i < 64; i++)
+	for (unsigned i = 0; i < inst->nworkers && i < DISK_MAX_WORKERS; i++)
 		if (sh->fd[i] >= 0) {
 			if (close(sh->fd[i]) < 0)
 				fprintf(stderr, "rtsoak: disk: close: %s\n", strerror(errno));
@@ -473,14 +494,14 @@ static int disk_start(struct load_instance *inst, char *err, size_t errlen)
 		snprintf(err, errlen, "disk: mmap: %s", strerror(errno));
 		return rc;
 	}
-	for (unsigned i = 0; i < 64; i++)
+	for (unsigned i = 0; i < DISK_MAX_WORKERS; i++)
 		sh->fd[i] = -1;
 	inst->priv = sh;
 	fs_name(inst->workdir, sh->fs, sizeof(sh->fs));
 	if ((rc = probe_direct(inst, sh, err, errlen)))
 		return rc;
 	/* CLOEXEC: an exec load's command must not hold our files. */
-	for (unsigned i = 0; i < inst->nworkers && i < 64; i++) {
+	for (unsigned i = 0; i < inst->nworkers && i < DISK_MAX_WORKERS; i++) {
 		snprintf(path, sizeof(path), "%s/%s-w%u.dat", inst->workdir, inst->file_prefix, i);
 		sh->fd[i] = open(
 		    path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | (sh->o_direct ? O_DIRECT : 0),

@@ -26,6 +26,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,11 +143,14 @@ static __attribute__((noreturn)) void sender(struct group *g, const char *buf)
 		}
 }
 
-/* Become task i of the group (i < tasks: receiver i, else a sender). */
+/* Become task i of the group (i < tasks: receiver i, else a sender), once
+ * the worker closes the write end of `go`. */
 static __attribute__((noreturn)) void child(struct load_worker *w, struct group *g, unsigned i,
-					    pid_t parent, char *buf)
+					    pid_t parent, const int go[2], char *buf)
 {
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	ssize_t r;
+	char c;
 
 	/* Die with the worker, even if it is SIGKILLed; and checking the parent
 	 * after setting it closes the race with a worker that died first. */
@@ -164,6 +168,12 @@ static __attribute__((noreturn)) void child(struct load_worker *w, struct group 
 			close(g->in[j]);
 		}
 	}
+	/* Like hackbench, wait until the whole group exists: forking is slow
+	 * (milliseconds, on a VM) when it competes with tasks already at work. */
+	close(go[1]);
+	while ((r = read(go[0], &c, 1)) < 0 && errno == EINTR)
+		;
+	close(go[0]);
 	if (i < g->tasks)
 		receiver(w, g, g->in[i], buf);
 	sender(g, buf);
@@ -186,13 +196,17 @@ static void kill_all(struct group *g)
 static int start_group(struct load_worker *w, struct group *g, char *buf)
 {
 	pid_t self = getpid();
-	int rc = 0;
+	int rc = 0, go[2];
 
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
 	for (unsigned j = 0; j < g->tasks; j++) {
 		int sv[2];
 		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 			rc = -errno;
 			close_pairs(g);
+			close(go[0]);
+			close(go[1]);
 			return rc;
 		}
 		g->in[j] = sv[0];
@@ -201,7 +215,7 @@ static int start_group(struct load_worker *w, struct group *g, char *buf)
 	for (unsigned i = 0; i < 2 * g->tasks && !*w->stop; i++) {
 		pid_t p = fork();
 		if (p == 0)
-			child(w, g, i, self, buf);
+			child(w, g, i, self, go, buf);
 		if (p < 0) {
 			rc = -errno;
 			break;
@@ -209,8 +223,10 @@ static int start_group(struct load_worker *w, struct group *g, char *buf)
 		g->pid[g->npid++] = p;
 	}
 	/* The tasks hold what they use; ours would only keep dead peers'
-	 * sockets open. */
+	 * sockets open.  Closing `go` starts them. */
 	close_pairs(g);
+	close(go[0]);
+	close(go[1]);
 	if (rc < 0)
 		kill_all(g);
 	return rc;

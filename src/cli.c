@@ -63,8 +63,8 @@ void cli_usage(FILE *out)
 	    "      --phase-duration T length of one phase with --schedule rotate (default 30s)\n"
 	    "      --net-interval T   net probe: datagram period; a bare number is us (default 1ms)\n"
 	    "      --net-family 4|6   net probe: IP version (default 4 on loopback, else the target's)\n"
-	    "      --net-timeout T    net probe: later replies count as late; bare number is ms (default 1s)\n"
-	    "      --net-priority N   net probe: SCHED_FIFO priority of the sender (default --priority - 1)\n"
+	    "      --net-timeout T    net probe: later answers are late; a bare number is ms (default 1s)\n"
+	    "      --net-priority N   net probe: the sender's SCHED_FIFO priority (default --priority - 1)\n"
 	    "      --net-sender-cpu N net probe: CPU of the sender (default: a housekeeping CPU)\n"
 	    "  -h, --help             this help\n"
 	    "  -V, --version          print the version\n"
@@ -166,7 +166,8 @@ static int parse_probes(struct run_config *cfg, const char *arg)
 			break;
 		}
 		if (ops->unavailable) {
-			cli_error("--probes: probe '%s' cannot run here: %s", name, ops->unavailable);
+			cli_error("--probes: probe '%s' cannot run here: %s", name,
+				  ops->unavailable);
 			rc = EXIT_ENV;
 			break;
 		}
@@ -288,6 +289,35 @@ static int parse_loads(struct run_config *cfg, char **specs, unsigned n)
 	return -1;
 }
 
+/* 1048576 -> "1M", 2000000000 ns -> "2s": ranges as people type them. */
+static void human(enum load_opt_type type, int64_t v, char *buf, size_t len)
+{
+	static const char *const sizes[] = { "", "K", "M", "G", "T" };
+	static const struct {
+		const char *unit;
+		int64_t ns;
+	} times[] = { { "h", 3600000000000 },
+		      { "s", 1000000000 },
+		      { "ms", 1000000 },
+		      { "us", 1000 },
+		      { "ns", 1 } };
+	unsigned i = 0;
+
+	if (type == LOAD_OPT_SIZE) {
+		while (i < 4 && v && v % 1024 == 0) {
+			v /= 1024;
+			i++;
+		}
+		snprintf(buf, len, "%lld%s", (long long)v, sizes[i]);
+	} else if (type == LOAD_OPT_TIME) {
+		while (v && v % times[i].ns)
+			i++;
+		snprintf(buf, len, "%lld%s", (long long)(v ? v / times[i].ns : 0), times[i].unit);
+	} else {
+		snprintf(buf, len, "%lld", (long long)v);
+	}
+}
+
 void cli_list_loads(FILE *out)
 {
 	static const char *const types[] = {
@@ -311,11 +341,10 @@ void cli_list_loads(FILE *out)
 					    (size_t)snprintf(range + off, sizeof(range) - off,
 							     "%s%s", c ? "|" : "", o->choices[c]);
 			} else if (o->type != LOAD_OPT_STRING) {
-				snprintf(range, sizeof(range), "%lld..%lld%s", (long long)o->min,
-					 (long long)o->max,
-					 o->type == LOAD_OPT_TIME   ? " ns"
-					 : o->type == LOAD_OPT_SIZE ? " bytes"
-								    : "");
+				char lo[32], hi[32];
+				human(o->type, o->min, lo, sizeof(lo));
+				human(o->type, o->max, hi, sizeof(hi));
+				snprintf(range, sizeof(range), "%s..%s", lo, hi);
 			}
 			fprintf(out, "  %-10s %-6s default %-8s %-24s %s\n", o->name,
 				types[o->type], o->def ? o->def : "(required)", range, o->help);

@@ -14,7 +14,7 @@
 #include "probe.h"
 
 #define CLI_MAX_PROBES 8
-#define CLI_DEFAULT_PROBES "timer"
+#define CLI_DEFAULT_PROBES "timer,net"
 #define CLI_MAX_RECORD 64
 
 /* Exit codes (man page, EXIT STATUS). */

@@ -74,6 +74,7 @@ struct probe_family {
 	uint64_t t0_ns;
 	const int *stop;
 	void *priv;
+	char note[256]; /* set by family_start: becomes a report warning */
 };
 
 struct probe_thread {
@@ -116,5 +117,6 @@ const struct probe_ops *probe_registry_find(const char *name);
 unsigned probe_result_count(const struct probe_ops *ops);
 
 extern const struct probe_ops probe_timer_ops;
+extern const struct probe_ops probe_net_ops;
 
 #endif

@@ -22,6 +22,19 @@
  * an `rtsoak reflect` and records the round-trip time (net.rtt), both ends
  * of it read on its own CLOCK_MONOTONIC.
  *
+ * Counters (the .counters hook, on each thread's phase-"all" results):
+ * sent; received (in the statistics); late (answered after --net-timeout:
+ * not in the statistics); pending (round trip: unanswered at the end but
+ * sent within twice the slowest answer seen, up to --net-timeout;
+ * loopback: queued after the receiver stopped); lost =
+ * sent - received - late - pending, never negative; reordered (a sequence
+ * below the highest seen); duplicate; foreign (not ours: wrong magic,
+ * version, length or token; ignored); errors (failed sends and receives,
+ * ICMP errors); clamped.  Loopback adds untimestamped (samples without a
+ * kernel timestamp: total only) and, on the first measured CPU's results,
+ * the family's sender_cpu, sender_on_measured_cpu, sender_missed and how
+ * the clocks were converted (clock_offset_*).
+ *
  * Hot path rules as in probe_timer.c: no locks, no allocation, no syscalls
  * but the receive (and in round-trip mode the send and the sleep) and the
  * clock reads.  Every counter has one writer: the sender writes `sent`, the
@@ -38,7 +51,6 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,7 +67,7 @@
 /* Longest a blocked receive or the sender's sleep lasts before looking at
  * the stop flag again: bounds the end of a run when a stop kick is lost
  * between the flag check and the blocking call, or the interval is long. */
-#define NET_POLL_NS (200 * NSEC_PER_MSEC)
+#define NET_POLL_NS (100 * NSEC_PER_MSEC)
 /* Offset re-measurement period and the reads per measurement. */
 #define NET_OFFSET_PERIOD_NS NSEC_PER_SEC
 #define NET_OFFSET_READS 10
@@ -81,15 +93,15 @@ struct probe_net_slot {
 	/* The probe thread's (the receiver): written by it only. */
 	int fd;
 	uint32_t token;
-	bool timestamps; /* kernel RX timestamps are on */
-	bool seen;	 /* highest is valid */
+	bool seen; /* highest is valid */
 	uint64_t highest;
+	uint64_t rtt_max; /* round trip: the slowest answer, late ones included */
 	uint64_t received, late, reordered, foreign, duplicate, pending, errors, untimestamped;
 	uint64_t clamped[3];
 	struct probe_net_ring *ring; /* round trip only */
 	uint64_t ring_mask;
-	/* Set by prepare, read by the sender. */
-	struct sockaddr_storage addr;
+	/* Set by prepare, read by the sender: a line of its own. */
+	struct sockaddr_storage addr __attribute__((aligned(64)));
 	socklen_t addrlen;
 	/* The sender's, on their own cache line; `done` is the receiver's one
 	 * store when it stops (--loops), read by the sender before each send. */
@@ -125,7 +137,6 @@ struct probe_net_conf {
 	int sender_fd;
 	int sender_cpu;
 	bool sender_shares_cpu; /* no unmeasured CPU was left for it */
-	const struct probe_family *family_ref;
 	uint64_t offset_gap_ns; /* clock read gap of the first offset: its error bound x 2 */
 	uint64_t offset_updates, offset_step_max_ns, sender_missed;
 	int sender_error;
@@ -267,7 +278,7 @@ static int net_configure(struct probe_config *pc, const char *opts, const struct
 	c->interval_ns = cfg->net_interval_ns ? cfg->net_interval_ns : NSEC_PER_MSEC;
 	c->timeout_ns = cfg->net_timeout_ns ? cfg->net_timeout_ns : NSEC_PER_SEC;
 	c->sender_cpu_opt = cfg->net_sender_cpu;
-	c->sender_priority = cfg->no_rt	       ? 0
+	c->sender_priority = cfg->no_rt		 ? 0
 			     : cfg->net_priority ? cfg->net_priority
 			     : cfg->priority > 1 ? cfg->priority - 1
 						 : 1;
@@ -363,12 +374,15 @@ static int net_prepare_local(struct probe_thread *t, struct probe_net_conf *c,
 	}
 	if (bind(s->fd, (struct sockaddr *)a, s->addrlen) < 0)
 		return net_fail(t, errno,
-				c->family == AF_INET6 ? "cannot bind to [::1]" : "cannot bind to 127.0.0.1");
+				c->family == AF_INET6 ? "cannot bind to [::1]"
+						      : "cannot bind to 127.0.0.1");
 	if (getsockname(s->fd, (struct sockaddr *)a, &s->addrlen) < 0)
 		return net_fail(t, errno, "getsockname");
 	if (net_set_rcvtimeo(s->fd, NET_POLL_NS) < 0)
 		return net_fail(t, errno, "SO_RCVTIMEO");
-	s->timestamps = net_enable_timestamps(s->fd);
+	/* Without them the total is still measured; the split is not, and
+	 * `untimestamped` counts the samples. */
+	(void)net_enable_timestamps(s->fd);
 	return 0;
 }
 
@@ -501,8 +515,8 @@ static int net_local_run(struct probe_thread *t)
 		uint64_t total = 0;
 		if (__builtin_expect(now >= sent, 1))
 			total = now - sent;
-		else
-			s->clamped[NET_TOTAL]++; /* cannot happen on one clock: count it if it does */
+		else /* cannot happen on one clock: count it if it does */
+			s->clamped[NET_TOTAL]++;
 		if (__builtin_expect(total > timeout, 0)) {
 			s->late++;
 			continue;
@@ -661,6 +675,8 @@ static int net_remote_run(struct probe_thread *t)
 			s->seen = true;
 		}
 		const uint64_t rtt = now - e->send_ns;
+		if (rtt > s->rtt_max)
+			s->rtt_max = rtt;
 		if (__builtin_expect(rtt > timeout, 0)) {
 			s->late++;
 			continue;
@@ -668,11 +684,15 @@ static int net_remote_run(struct probe_thread *t)
 		s->received++;
 		recorder_add(t->rec[0][probe_phase(t)], rtt, now - t->t0_ns);
 	}
-	/* Unanswered but younger than the timeout: neither lost nor late yet. */
+	/* Unanswered at the end, but sent so recently that the answer may
+	 * still come -- within twice the slowest answer seen, at most the
+	 * timeout -- is pending, not lost.  When nothing ever answered,
+	 * nothing is pending: 100 % loss reads lost == sent. */
+	const uint64_t window = 2 * s->rtt_max < timeout ? 2 * s->rtt_max : timeout;
 	now = mono_ns();
 	for (uint64_t i = 0; i <= s->ring_mask; i++) {
 		const struct probe_net_ring *e = &s->ring[i];
-		if (e->seq != UINT64_MAX && !e->answered && now - e->send_ns <= timeout)
+		if (e->seq != UINT64_MAX && !e->answered && now - e->send_ns <= window)
 			s->pending++;
 	}
 	return 0;
@@ -749,7 +769,8 @@ static void *net_sender_main(void *arg)
 			 * stack time does not include the others' sends. */
 			netmsg_fill(&m, 0, s->token, s->seq, mono_ns());
 			if (sendto(c->sender_fd, &m, sizeof(m), MSG_DONTWAIT,
-				   (const struct sockaddr *)&s->addr, s->addrlen) == (ssize_t)sizeof(m)) {
+				   (const struct sockaddr *)&s->addr,
+				   s->addrlen) == (ssize_t)sizeof(m)) {
 				s->sent++;
 				s->seq++;
 			}
@@ -815,7 +836,6 @@ static int net_family_start(struct probe_family *f, char *err, size_t errlen)
 
 	if (c->remote)
 		return 0; /* every thread sends for itself */
-	c->family_ref = f;
 	c->sender_missed = c->offset_updates = c->offset_step_max_ns = 0;
 	c->sender_error = 0;
 	c->sender_cpu = net_sender_cpu(c, f->cfg, &c->sender_shares_cpu);
@@ -856,10 +876,10 @@ static int net_family_start(struct probe_family *f, char *err, size_t errlen)
 	__atomic_store_n(&c->sender_running, true, __ATOMIC_RELEASE);
 	f->priv = c;
 	if (c->sender_shares_cpu)
-		fprintf(stderr,
-			"rtsoak: net probe: the sender runs on measured CPU %d (no unmeasured CPU "
-			"left; --net-sender-cpu to choose): it disturbs that CPU's results\n",
-			c->sender_cpu);
+		snprintf(f->note, sizeof(f->note),
+			 "the sender runs on measured CPU %d (no unmeasured CPU left; "
+			 "--net-sender-cpu to choose): it disturbs that CPU's results",
+			 c->sender_cpu);
 	return 0;
 }
 
@@ -941,13 +961,20 @@ static void net_counters(const struct probe_thread *t, unsigned result, json_t *
 	if (c->remote)
 		return;
 	net_put(out, "clamped", s->clamped[result < 3 ? result : 0]);
+	if (result != NET_TOTAL)
+		net_put(out, "untimestamped", s->untimestamped);
+	/* The family's own values go on the first measured CPU's results only:
+	 * aggregates sum counters over CPUs, and a sum of one stays right. */
+	if (s != &c->slots[0])
+		return;
 	net_put(out, "sender_cpu", c->sender_cpu >= 0 ? (uint64_t)c->sender_cpu : 0);
 	net_put(out, "sender_on_measured_cpu", c->sender_shares_cpu);
 	net_put(out, "sender_missed", c->sender_missed);
 	if (result == NET_TOTAL)
 		return;
-	/* How the kernel's CLOCK_REALTIME timestamps became CLOCK_MONOTONIC. */
-	net_put(out, "untimestamped", s->untimestamped);
+	/* How the kernel's CLOCK_REALTIME timestamps became CLOCK_MONOTONIC:
+	 * offset measurements, the read gap of the first (its error is at most
+	 * half of it) and the largest change between two (an NTP step). */
 	net_put(out, "clock_offset_updates", c->offset_updates);
 	net_put(out, "clock_offset_gap_ns", c->offset_gap_ns);
 	net_put(out, "clock_offset_step_max_ns", c->offset_step_max_ns);

@@ -36,7 +36,7 @@
 #define REFLECT_DEFAULT_PRIORITY 90
 /* A blocked receive looks at the stop flag at least this often: a signal
  * that lands between the check and recvmsg costs at most this long. */
-#define REFLECT_POLL_US 200000
+#define REFLECT_POLL_US 100000
 
 struct reflect_opts {
 	const char *bind; /* NULL: dual-stack "::", else 0.0.0.0 */
@@ -108,8 +108,8 @@ static int reflect_parse(struct reflect_opts *o, int argc, char **argv)
 			if (cpuset_online(&online) == 0 && !cpuset_has(&online, (int)v)) {
 				char list[256];
 				cpuset_format(&online, list, sizeof(list));
-				cli_error("reflect: --cpu: CPU %d is not online (online: %s)", (int)v,
-					  list);
+				cli_error("reflect: --cpu: CPU %d is not online (online: %s)",
+					  (int)v, list);
 				return EXIT_USAGE;
 			}
 			o->cpu = (int)v;
@@ -338,7 +338,7 @@ int reflect_main(int argc, char **argv)
 	double secs = (double)(util_now_ns(CLOCK_MONOTONIC) - t0) / 1e9;
 	close(fd);
 	printf("rtsoak reflect: served %llu, ignored %llu, send errors %llu, %.3f s (%s)\n",
-	       (unsigned long long)served, (unsigned long long)ignored,
-	       (unsigned long long)errors, secs, strsignal(reflect_stop));
+	       (unsigned long long)served, (unsigned long long)ignored, (unsigned long long)errors,
+	       secs, strsignal(reflect_stop));
 	return EXIT_OK;
 }

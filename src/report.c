@@ -175,7 +175,10 @@ int report_build_aggregates(struct report *r)
 		if (!agg)
 			goto out;
 		rc = report_result_from_recorder(agg, acc);
+		agg->counters = counters; /* the aggregate owns them now */
+		counters = NULL;
 	out:
+		json_decref(counters);
 		recorder_free(acc);
 		recorder_free(one);
 		if (rc)

@@ -193,7 +193,7 @@ static int start_threads(struct session *s)
 
 /* Start what each probe family shares (e.g. the net probe's sender), once
  * its threads are measuring.  Returns 0, or -1 after printing why. */
-static int start_families(struct session *s)
+static int start_families(struct session *s, struct report *r)
 {
 	struct run_config *cfg = s->cfg;
 	char err[256];
@@ -218,6 +218,10 @@ static int start_families(struct session *s)
 			return -1;
 		}
 		s->family_started[p] = true;
+		if (f->note[0]) {
+			fprintf(stderr, "rtsoak: %s probe: %s\n", f->pc->ops->name, f->note);
+			report_warn(r, "%s probe: %s", f->pc->ops->name, f->note);
+		}
 	}
 	return 0;
 }
@@ -316,6 +320,16 @@ static int add_result(struct report *r, const struct probe_thread *t, unsigned k
 		if (!res->counters)
 			return -ENOMEM;
 		t->ops->counters(t, k, res->counters);
+		/* A probe that sent and never heard back (net.rtt to a reflector
+		 * that was never up) ran fine but measured nothing: say so. */
+		json_int_t sent = json_integer_value(json_object_get(res->counters, "sent"));
+		json_int_t received = json_integer_value(json_object_get(res->counters, "received"));
+		const char *to = strstr(t->pc->spec, "target=");
+		if (k == 0 && sent > 0 && received == 0 &&
+		    report_warn(r, "%s on CPU %d: 100 %% loss%s%s (%lld sent, none answered)",
+				t->pc->results[k], t->cpu, to ? " to " : "", to ? to + 7 : "",
+				(long long)sent) < 0)
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -552,7 +566,7 @@ int session_run(struct run_config *cfg)
 	phase_begin(&s.phases, 0, 0);
 	open_gate(&s, 1, t0);
 
-	if (start_families(&s) < 0) {
+	if (start_families(&s, &r) < 0) {
 		sig = 0;
 		failed = 1;
 		report_warn(&r, "a probe failed to start its shared part; see the log");

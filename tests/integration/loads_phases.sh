@@ -20,7 +20,7 @@ ok $? "phases are idle, then each load alone, named by spec"
 ok $? "a 4 s run of 1 s phases cycles back to idle ($(jget rot.json '[p["occurrences"] for p in r["phases"]]'))"
 [ "$(jget rot.json 'sorted(set((x["cpu"], x["phase"]) for x in r["results"])) == sorted((c, p) for c in range('"$n"') for p in ["idle", "cpu:load=100", "cpu:kind=float", "all"])')" = true ]
 ok $? "one result per (cpu, phase) and the union 'all'"
-[ "$(jget rot.json 'all(x["count"] == sum(y["count"] for y in r["results"] if y["cpu"] == x["cpu"] and y["phase"] != "all") for x in r["results"] if x["phase"] == "all")')" = true ]
+[ "$(jget rot.json 'all(x["count"] == sum(y["count"] for y in r["results"] if y["probe"] == x["probe"] and y["cpu"] == x["cpu"] and y["phase"] != "all") for x in r["results"] if x["phase"] == "all")')" = true ]
 ok $? "the 'all' result of each CPU is the sum of its phases"
 # The busy phase left each load CPU almost no idle time; idle left plenty.
 [ "$(jget rot.json '[p for p in r["phases"] if p["name"] == "cpu:load=100"][0]["system"]["cpu_time_ns"]["idle"][0] < [p for p in r["phases"] if p["name"] == "idle"][0]["system"]["cpu_time_ns"]["idle"][0] / 4')" = true ]

@@ -13,8 +13,8 @@ ok $? "--loops run exits 0 ($(head -c 200 err))"
 ok $? "--quiet prints nothing on stdout"
 validate loops.json
 ok $? "report is schema-valid"
-[ "$(jget loops.json '[(x["cpu"], x["count"]) for x in r["results"]]')" = "[[0, 500]]" ]
-ok $? "exactly 500 samples on the one CPU asked for"
+[ "$(jget loops.json '[(x["probe"], x["cpu"], x["count"]) for x in r["results"]]')" = '[["timer", 0, 500], ["net", 0, 500], ["net.stack", 0, 500], ["net.wakeup", 0, 500]]' ]
+ok $? "exactly 500 samples per probe result on the one CPU asked for"
 [ "$(jget loops.json 'len(r["results"][0]["top"])')" = 5 ]
 ok $? "--top 5 keeps 5 samples"
 [ "$(jget loops.json '[r["config"][k] for k in ("loops","interval_ns","cpus","dma_latency_us","duration_ns")]')" = '[500, 200000, "0", 0, null]' ]
@@ -24,7 +24,7 @@ ok $? "config echoes loops, interval, cpus, dma latency"
 ok $? "--output - exits 0"
 validate stdout.json
 ok $? "--output - writes the report on stdout"
-grep -q "^timer" summary
+grep -q "^timer" summary && grep -q "^net " summary
 ok $? "with --output -, the summary goes to stderr"
 [ -z "$(ls rtsoak-*.json 2>/dev/null)" ]
 ok $? "no default-named report when --output is given"

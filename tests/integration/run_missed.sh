@@ -9,7 +9,7 @@ require_python_jsonschema
 
 plan 5
 cd "$WORK" || exit 1
-"$RTSOAK" run --duration 3s --interval 1ms -q -o missed.json &
+"$RTSOAK" run --probes timer --duration 3s --interval 1ms -q -o missed.json &
 pid=$!
 sleep 1
 kill -STOP $pid
