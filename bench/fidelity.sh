@@ -27,7 +27,11 @@
 #   1 us resolution), and a count of the rounds in which rtsoak's figure was
 #   higher than cyclictest's in the same round.  A higher rtsoak figure,
 #   consistently over rounds and runs, means rtsoak adds latency of its
-#   own (or measures differently).  max is one sample per run: on a shared
+#   own (or measures differently).  A round is flagged (WARNING) when another
+#   program's real-time thread was seen before, between or after its runs:
+#   such a thread on the measured CPU competes with the probe, so flagged
+#   rounds are left out of the summary (unless every round was flagged).
+#   max is one sample per run: on a shared
 #   machine it is dominated by host noise and is shown, not judged.  Compare
 #   rounds before trusting a median: if the spread between rounds of one tool
 #   is larger than the difference between the tools, the run says nothing.
@@ -185,6 +189,7 @@ EOF
 }
 
 : >"$TMP/results"
+: >"$TMP/flagged"
 flagged=0
 for ((i = 1; i <= ROUNDS; i++)); do
 	others="$(foreign_rt)"$'\n'
@@ -207,16 +212,25 @@ for ((i = 1; i <= ROUNDS; i++)); do
 	others=$(grep . <<<"$others" | sort -u | paste -sd';' | cut -c1-200) || true
 	if [[ -n $others ]]; then
 		echo "#   WARNING round $i: other real-time threads were running: $others"
+		echo "$i" >>"$TMP/flagged"
 		flagged=$((flagged + 1))
 	fi
 done
-((flagged == 0)) || echo "# WARNING: $flagged of $ROUNDS rounds ran beside other real-time threads; their figures are not comparable"
+((flagged == 0)) || echo "# WARNING: $flagged of $ROUNDS rounds ran beside other real-time threads; they are left out of the summary unless all were"
 
 echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
-$PY - "$TMP/results" "$ROUNDS" <<'EOF'
+$PY - "$TMP/results" "$TMP/flagged" <<'EOF'
 import statistics, sys
 
 rows = [l.split() for l in open(sys.argv[1])]
+flagged = {l.strip() for l in open(sys.argv[2]) if l.strip()}
+clean = [r for r in rows if r[1] not in flagged]
+what = "%d rounds" % (len(rows) // 2)
+if flagged and clean:
+    what = "%d clean rounds" % (len(clean) // 2)
+    rows = clean
+elif flagged:
+    what += ", ALL FLAGGED"
 vals = {t: {k: [] for k in ("p50", "p99", "max")} for t in ("cyclictest", "rtsoak")}
 for tool, _rnd, _n, p50, p99, mx, _missed in rows:
     for k, v in (("p50", p50), ("p99", p99), ("max", mx)):
@@ -235,11 +249,12 @@ def fmt(x):
 
 
 print()
-print("median over %s rounds (us):  %12s %12s %8s   spread over rounds (min-max)" % (sys.argv[2], "cyclictest", "rtsoak", "ratio"))
+print("median over %s (us):" % what)
+print("  %-6s %12s %12s %8s   spread over rounds (min-max)" % ("", "cyclictest", "rtsoak", "ratio"))
 for k in ("p50", "p99", "max"):
     sc = "%d-%d" % (min(vals["cyclictest"][k]), max(vals["cyclictest"][k]))
     sr = "%d-%d" % (min(vals["rtsoak"][k]), max(vals["rtsoak"][k]))
-    print("  %-27s %12s %12s %8.2f   cyclictest %s, rtsoak %s"
+    print("  %-6s %12s %12s %8.2f   cyclictest %s, rtsoak %s"
           % (k, fmt(med["cyclictest"][k]), fmt(med["rtsoak"][k]), ratio(k), sc, sr))
 n = len(vals["rtsoak"]["p50"])
 higher = {k: sum(r > c for r, c in zip(vals["rtsoak"][k], vals["cyclictest"][k])) for k in ("p50", "p99", "max")}
@@ -247,8 +262,8 @@ print("  rounds where rtsoak > cyclictest: p50 %d/%d, p99 %d/%d, max %d/%d (abou
       "the tools agree and noise decides)" % (higher["p50"], n, higher["p99"], n, higher["max"], n))
 ok = all(med["rtsoak"][k] <= med["cyclictest"][k] for k in ("p50", "p99"))
 print("# goal rtsoak p50 and p99 <= cyclictest's (1 us resolution): %s" % ("met" if ok else "MISSED"))
-print("fidelity: p50 rtsoak %s / cyclictest %s us (ratio %.2f), p99 %s / %s us (%.2f), max %s / %s us (%.2f)"
-      % (fmt(med["rtsoak"]["p50"]), fmt(med["cyclictest"]["p50"]), ratio("p50"),
+print("fidelity (%s): p50 rtsoak %s / cyclictest %s us (ratio %.2f), p99 %s / %s us (%.2f), max %s / %s us (%.2f)"
+      % (what, fmt(med["rtsoak"]["p50"]), fmt(med["cyclictest"]["p50"]), ratio("p50"),
          fmt(med["rtsoak"]["p99"]), fmt(med["cyclictest"]["p99"]), ratio("p99"),
          fmt(med["rtsoak"]["max"]), fmt(med["cyclictest"]["max"]), ratio("max")))
 EOF

@@ -100,7 +100,7 @@ run_rtsoak() {
 	local n=$1 d="$TMP/rtsoak-$1"
 	mkdir -p "$d"
 	if ! "${VG[@]}" --callgrind-out-file="$d/cg.out" \
-		"$RTSOAK" run --cpus "$CPU" --priority "$PRIORITY" --interval "${INTERVAL_US}us" \
+		"$RTSOAK" run --probes timer --cpus "$CPU" --priority "$PRIORITY" --interval "${INTERVAL_US}us" \
 		--loops "$n" --output "$d/report.json" --quiet >"$d/log" 2>&1; then
 		cat "$d/log" >&2
 		die "rtsoak under callgrind failed (loops $n)"

@@ -198,7 +198,7 @@ static void shrink(struct disk_io *d, uint64_t blk)
 		load_count_error(d->w->ctr, errno);
 }
 
-/* 0, or -1 when the pass should end (out of space). */
+/* 0, or -1 when the writes of this pass should end. */
 static int io_write(struct disk_io *d, uint64_t blk)
 {
 	ssize_t n;
@@ -227,11 +227,12 @@ static int io_write(struct disk_io *d, uint64_t blk)
 		return 0;
 	}
 	io_error(d, err);
-	if (err == ENOSPC || err == EDQUOT) {
+	if (err == ENOSPC || err == EDQUOT)
 		shrink(d, blk);
-		return -1;
-	}
-	return 0;
+	/* Any error ends the writes of this pass, so that a filesystem gone
+	 * read-only or a dying disk still gets the reads rather than one
+	 * failed write per back-off. */
+	return -1;
 }
 
 static void io_read(struct disk_io *d, uint64_t blk)
