@@ -79,6 +79,9 @@ static int parse_size(const char *s, int64_t *out)
 	case 'G':
 		shift = 30;
 		break;
+	case 'T':
+		shift = 40;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -99,6 +102,35 @@ static void choices_text(const struct load_option *o, char *buf, size_t len)
 	buf[0] = '\0';
 	for (int i = 0; o->choices && o->choices[i] && off < len; i++)
 		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", o->choices[i]);
+}
+
+/* 1048576 -> "1M", 2000000000 ns -> "2s": ranges as people type them. */
+void load_value_format(enum load_opt_type type, int64_t v, char *buf, size_t len)
+{
+	static const char *const sizes[] = { "", "K", "M", "G", "T" };
+	static const struct {
+		const char *unit;
+		int64_t ns;
+	} times[] = { { "h", 3600000000000 },
+		      { "s", 1000000000 },
+		      { "ms", 1000000 },
+		      { "us", 1000 },
+		      { "ns", 1 } };
+	unsigned i = 0;
+
+	if (type == LOAD_OPT_SIZE) {
+		while (i < 4 && v && v % 1024 == 0) {
+			v /= 1024;
+			i++;
+		}
+		snprintf(buf, len, "%lld%s", (long long)v, sizes[i]);
+	} else if (type == LOAD_OPT_TIME) {
+		while (v && v % times[i].ns)
+			i++;
+		snprintf(buf, len, "%lld%s", (long long)(v ? v / times[i].ns : 0), times[i].unit);
+	} else {
+		snprintf(buf, len, "%lld", (long long)v);
+	}
 }
 
 int load_value_parse(const struct load_ops *ops, const struct load_option *o, const char *text,
@@ -163,8 +195,11 @@ int load_value_parse(const struct load_ops *ops, const struct load_option *o, co
 		return v->s ? 0 : -ENOMEM;
 	}
 	if (v->i < o->min || v->i > o->max) {
-		snprintf(err, errlen, "%s: %s=%s is out of range (expected %lld to %lld)",
-			 ops->name, o->name, text, (long long)o->min, (long long)o->max);
+		char lo[32], hi[32];
+		load_value_format(o->type, o->min, lo, sizeof(lo));
+		load_value_format(o->type, o->max, hi, sizeof(hi));
+		snprintf(err, errlen, "%s: %s=%s is out of range (expected %s to %s)", ops->name,
+			 o->name, text, lo, hi);
 		return -ERANGE;
 	}
 	return 0;
@@ -292,9 +327,12 @@ int load_instance_parse(struct load_instance *inst, const char *spec,
 		snprintf(err, errlen, "%s: cannot run here: %s", ops->name, ops->unavailable());
 		return -ENOTSUP;
 	}
-	if (ops->check && (rc = ops->check(inst, err, errlen)))
-		return rc;
 	return 0;
+}
+
+int load_instance_check(const struct load_instance *inst, char *err, size_t errlen)
+{
+	return inst->ops->check ? inst->ops->check(inst, err, errlen) : 0;
 }
 
 void load_instance_free(struct load_instance *inst)

@@ -37,7 +37,7 @@
 
 enum load_opt_type {
 	LOAD_OPT_INT,	 /* a whole number in [min, max] */
-	LOAD_OPT_SIZE,	 /* bytes, with optional K, M, G suffix (powers of 1024) */
+	LOAD_OPT_SIZE,	 /* bytes, with optional K, M, G, T suffix (powers of 1024) */
 	LOAD_OPT_TIME,	 /* ns; a duration with a unit (ns, us, ms, s, m, h); bare = ms */
 	LOAD_OPT_CHOICE, /* one of choices[] */
 	LOAD_OPT_STRING, /* free text (e.g. a command line): takes the rest of the spec, ':' included */
@@ -153,10 +153,15 @@ static inline void load_count_error(struct load_counters *c, int err)
 void load_sleep(const struct load_worker *w, uint64_t ns);
 
 /* Parse one --loads entry ("cpu:load=50:kind=float") into inst, applying
- * defaults and the load's .unavailable and .check.  0, or -errno with a
- * one-line reason naming the load, the option and the valid choices. */
+ * defaults and the load's .unavailable.  0, or -errno with a one-line
+ * reason naming the load, the option and the valid choices.  The caller
+ * then fills workdir, file_prefix and probe_priority and calls
+ * load_instance_check() (the load's .check sees the whole instance). */
 int load_instance_parse(struct load_instance *inst, const char *spec,
 			const struct cpuset *load_cpus, char *err, size_t errlen);
+/* A value as people type it: 1048576 (SIZE) -> "1M", 2000000000 (TIME) -> "2s". */
+void load_value_format(enum load_opt_type type, int64_t v, char *buf, size_t len);
+int load_instance_check(const struct load_instance *inst, char *err, size_t errlen);
 int load_value_parse(const struct load_ops *ops, const struct load_option *o, const char *text,
 		     struct load_value *v, char *err, size_t errlen);
 void load_instance_free(struct load_instance *inst);

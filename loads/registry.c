@@ -5,16 +5,11 @@
 #include "load.h"
 
 extern const struct load_ops load_cpu_ops, load_disk_ops, load_slab_ops, load_msg_ops,
-	load_spike_ops, load_exec_ops;
+    load_spike_ops, load_exec_ops;
 
 const struct load_ops *const load_registry[] = {
-	&load_cpu_ops,
-	&load_disk_ops,
-	&load_slab_ops,
-	&load_msg_ops,
-	&load_spike_ops,
-	&load_exec_ops,
-	NULL,
+	&load_cpu_ops,	 &load_disk_ops, &load_slab_ops, &load_msg_ops,
+	&load_spike_ops, &load_exec_ops, NULL,
 };
 
 const struct load_ops *load_registry_find(const char *name)

@@ -127,7 +127,7 @@ static int read_result(struct rd *rd, struct report *r, json_t *o, bool aggregat
 		json_t *v;
 		if (!json_is_object(counters))
 			return fail(rd, where, "counters is not an object");
-		json_object_foreach(counters, key, v)
+		json_object_foreach (counters, key, v)
 			if (!json_is_integer(v))
 				return fail(rd, where, "counters holds a non-integer");
 		res->counters = json_incref(counters);

@@ -284,38 +284,13 @@ static int parse_loads(struct run_config *cfg, char **specs, unsigned n)
 		snprintf(inst->workdir, sizeof(inst->workdir), "%s", cfg->workdir);
 		snprintf(inst->file_prefix, sizeof(inst->file_prefix), "rtsoak-load-%d-%u",
 			 (int)getpid(), i);
+		if (load_instance_check(inst, err, sizeof(err))) {
+			cli_error("--loads: %s", err);
+			return EXIT_USAGE;
+		}
 		cfg->nloads++;
 	}
 	return -1;
-}
-
-/* 1048576 -> "1M", 2000000000 ns -> "2s": ranges as people type them. */
-static void human(enum load_opt_type type, int64_t v, char *buf, size_t len)
-{
-	static const char *const sizes[] = { "", "K", "M", "G", "T" };
-	static const struct {
-		const char *unit;
-		int64_t ns;
-	} times[] = { { "h", 3600000000000 },
-		      { "s", 1000000000 },
-		      { "ms", 1000000 },
-		      { "us", 1000 },
-		      { "ns", 1 } };
-	unsigned i = 0;
-
-	if (type == LOAD_OPT_SIZE) {
-		while (i < 4 && v && v % 1024 == 0) {
-			v /= 1024;
-			i++;
-		}
-		snprintf(buf, len, "%lld%s", (long long)v, sizes[i]);
-	} else if (type == LOAD_OPT_TIME) {
-		while (v && v % times[i].ns)
-			i++;
-		snprintf(buf, len, "%lld%s", (long long)(v ? v / times[i].ns : 0), times[i].unit);
-	} else {
-		snprintf(buf, len, "%lld", (long long)v);
-	}
 }
 
 void cli_list_loads(FILE *out)
@@ -342,8 +317,8 @@ void cli_list_loads(FILE *out)
 							     "%s%s", c ? "|" : "", o->choices[c]);
 			} else if (o->type != LOAD_OPT_STRING) {
 				char lo[32], hi[32];
-				human(o->type, o->min, lo, sizeof(lo));
-				human(o->type, o->max, hi, sizeof(hi));
+				load_value_format(o->type, o->min, lo, sizeof(lo));
+				load_value_format(o->type, o->max, hi, sizeof(hi));
 				snprintf(range, sizeof(range), "%s..%s", lo, hi);
 			}
 			fprintf(out, "  %-10s %-6s default %-8s %-24s %s\n", o->name,

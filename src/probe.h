@@ -30,9 +30,9 @@ struct run_config;
  * the CLI before anything starts. */
 struct probe_config {
 	const struct probe_ops *ops;
-	char spec[256];                /* as given */
-	const char *const *results;    /* result names; ops->results unless configure changed them */
-	void *conf;                    /* the probe's parsed options */
+	char spec[256];		    /* as given */
+	const char *const *results; /* result names; ops->results unless configure changed them */
+	void *conf;		    /* the probe's parsed options */
 };
 
 struct probe_ops {
@@ -81,7 +81,6 @@ struct probe_thread {
 	const struct probe_ops *ops;
 	const struct probe_config *pc;
 	const struct run_config *cfg;
-	void *shared;        /* the family's state (family->priv), for the hot loop */
 	int cpu;
 	int priority; /* 0: SCHED_OTHER (--no-rt) */
 	uint64_t interval_ns;

@@ -157,10 +157,12 @@ int report_build_aggregates(struct report *r)
 				json_t *v;
 				if (!counters)
 					counters = json_object();
-				json_object_foreach(b->counters, key, v) {
-					json_int_t cur = json_integer_value(json_object_get(counters, key));
-					json_object_set_new(counters, key,
-							    json_integer(cur + json_integer_value(v)));
+				json_object_foreach (b->counters, key, v) {
+					json_int_t cur =
+					    json_integer_value(json_object_get(counters, key));
+					json_object_set_new(
+					    counters, key,
+					    json_integer(cur + json_integer_value(v)));
 				}
 			}
 			recorder_init(one, 0, NULL);

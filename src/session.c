@@ -307,8 +307,8 @@ static int stop_threads(struct session *s)
 	return failed;
 }
 
-static int add_result(struct report *r, const struct probe_thread *t, unsigned k,
-		      const char *phase, const struct recorder *rec)
+static int add_result(struct report *r, const struct probe_thread *t, unsigned k, const char *phase,
+		      const struct recorder *rec)
 {
 	struct report_result *res = report_add_result(r, false, t->pc->results[k], t->cpu, phase);
 
@@ -323,7 +323,8 @@ static int add_result(struct report *r, const struct probe_thread *t, unsigned k
 		/* A probe that sent and never heard back (net.rtt to a reflector
 		 * that was never up) ran fine but measured nothing: say so. */
 		json_int_t sent = json_integer_value(json_object_get(res->counters, "sent"));
-		json_int_t received = json_integer_value(json_object_get(res->counters, "received"));
+		json_int_t received =
+		    json_integer_value(json_object_get(res->counters, "received"));
 		const char *to = strstr(t->pc->spec, "target=");
 		if (k == 0 && sent > 0 && received == 0 &&
 		    report_warn(r, "%s on CPU %d: 100 %% loss%s%s (%lld sent, none answered)",
@@ -344,8 +345,7 @@ static int build_results(struct report *r, struct session *s)
 		struct probe_thread *t = &s->threads[i];
 		for (unsigned k = 0; k < t->nrec; k++) {
 			for (unsigned p = 0; p < ph->n; p++)
-				if (add_result(r, t, k, ph->name[p],
-					       t->rec[k][p]))
+				if (add_result(r, t, k, ph->name[p], t->rec[k][p]))
 					return -ENOMEM;
 			if (ph->n == 1)
 				continue;
