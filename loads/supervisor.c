@@ -96,6 +96,11 @@ static void worker_main(struct load_supervisor *s, unsigned i, unsigned w, int c
 
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* "rtsoak-cpu/3": what top and ps show, so a user sees which load is
+	 * which (an exec load's command replaces it with its own name). */
+	char comm[16];
+	snprintf(comm, sizeof(comm), "rtsoak-%s/%u", inst->ops->name, w);
+	(void)prctl(PR_SET_NAME, comm);
 	sigemptyset(&none);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGCHLD, SIG_DFL);

@@ -637,5 +637,14 @@ json_t *cli_config_json(const struct run_config *cfg)
 	json_object_set_new(c, "net_sender_cpu",
 			    cfg->net_sender_cpu >= 0 ? json_integer(cfg->net_sender_cpu)
 						     : json_null());
+	for (unsigned i = 0; i < cfg->nprobes; i++)
+		if (!strcmp(cfg->probes[i].spec,
+			    "net")) /* loopback: the split uses kernel stamps */
+			json_object_set_new(
+			    c, "net_rx_timestamps",
+			    json_string("software RX timestamps (SO_TIMESTAMPNS, CLOCK_REALTIME) "
+					"converted to CLOCK_MONOTONIC with an offset measured at "
+					"the start (best of 10 paired clock reads) and again every "
+					"second; see the clock_offset_* counters"));
 	return c;
 }

@@ -828,10 +828,6 @@ static int net_sender_cpu(const struct probe_net_conf *c, const struct run_confi
 static int net_family_start(struct probe_family *f, char *err, size_t errlen)
 {
 	struct probe_net_conf *c = f->pc->conf;
-	struct sched_param sp = { .sched_priority = c->sender_priority };
-	size_t size = CPU_ALLOC_SIZE(CPUSET_MAX);
-	pthread_attr_t attr;
-	cpu_set_t *cs;
 	int rc;
 
 	if (c->remote)
@@ -850,22 +846,8 @@ static int net_family_start(struct probe_family *f, char *err, size_t errlen)
 	__atomic_store_n(&c->offset_ns, net_clock_offset(&c->offset_gap_ns), __ATOMIC_RELAXED);
 	c->offset_updates = 1;
 
-	if (!(cs = CPU_ALLOC(CPUSET_MAX))) {
-		net_close(&c->sender_fd);
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	CPU_ZERO_S(size, cs);
-	CPU_SET_S(c->sender_cpu, size, cs);
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, NET_SENDER_STACK);
-	pthread_attr_setaffinity_np(&attr, size, cs);
-	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&attr, c->sender_priority ? SCHED_FIFO : SCHED_OTHER);
-	pthread_attr_setschedparam(&attr, &sp);
-	rc = pthread_create(&c->sender, &attr, net_sender_main, f);
-	pthread_attr_destroy(&attr);
-	CPU_FREE(cs);
+	rc = rt_thread_create(&c->sender, c->sender_cpu, c->sender_priority, NET_SENDER_STACK,
+			      net_sender_main, f);
 	if (rc) {
 		net_close(&c->sender_fd);
 		snprintf(err, errlen, "cannot start the sender on CPU %d at %s %d: %s",

@@ -111,3 +111,30 @@ int rt_throttling(long *runtime_us, long *period_us)
 	*period_us = strtol(buf, NULL, 10);
 	return 0;
 }
+
+int rt_thread_create(pthread_t *thread, int cpu, int priority, size_t stack, void *(*fn)(void *),
+		     void *arg)
+{
+	struct sched_param sp = { .sched_priority = priority };
+	size_t size = CPU_ALLOC_SIZE(CPUSET_MAX);
+	cpu_set_t *cs = CPU_ALLOC(CPUSET_MAX);
+	pthread_attr_t attr;
+	int rc;
+
+	if (!cs)
+		return ENOMEM;
+	CPU_ZERO_S(size, cs);
+	CPU_SET_S(cpu, size, cs);
+	/* Pinned and at its priority from its first instruction: no window in
+	 * which it runs as SCHED_OTHER or on the wrong CPU. */
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, stack);
+	pthread_attr_setaffinity_np(&attr, size, cs);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, priority ? SCHED_FIFO : SCHED_OTHER);
+	pthread_attr_setschedparam(&attr, &sp);
+	rc = pthread_create(thread, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	CPU_FREE(cs);
+	return rc;
+}

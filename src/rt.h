@@ -5,6 +5,7 @@
 #ifndef RTSOAK_RT_H
 #define RTSOAK_RT_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +26,12 @@ int rt_dma_latency_hold(int usec, char *err, size_t errlen);
 
 /* Pin the calling thread to `set`.  0 or -errno. */
 int rt_pin_self(const struct cpuset *set);
+
+/* Create a thread pinned to `cpu`, SCHED_FIFO at `priority` (0:
+ * SCHED_OTHER), with a `stack`-byte stack.  0 or an errno value, like
+ * pthread_create(). */
+int rt_thread_create(pthread_t *thread, int cpu, int priority, size_t stack, void *(*fn)(void *),
+		     void *arg);
 
 /* Touch `bytes` of stack so that the probe never faults on it. */
 void rt_prefault_stack(size_t bytes);

@@ -137,7 +137,6 @@ static int start_threads(struct session *s)
 {
 	struct run_config *cfg = s->cfg;
 	unsigned ncpu = (unsigned)cpuset_count(&cfg->cpus), n = 0;
-	pthread_attr_t attr;
 	int rc;
 
 	s->threads = calloc((size_t)ncpu * cfg->nprobes, sizeof(*s->threads));
@@ -163,24 +162,8 @@ static int start_threads(struct session *s)
 
 	for (unsigned i = 0; i < n; i++) {
 		struct probe_thread *t = &s->threads[i];
-		struct sched_param sp = { .sched_priority = t->priority };
-		size_t size = CPU_ALLOC_SIZE(CPUSET_MAX);
-		cpu_set_t *cs = CPU_ALLOC(CPUSET_MAX);
-
-		if (!cs)
-			return -ENOMEM;
-		CPU_ZERO_S(size, cs);
-		CPU_SET_S(t->cpu, size, cs);
-		/* Pinned and at its priority from its first instruction. */
-		pthread_attr_init(&attr);
-		pthread_attr_setstacksize(&attr, PROBE_STACK_SIZE);
-		pthread_attr_setaffinity_np(&attr, size, cs);
-		pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-		pthread_attr_setschedpolicy(&attr, t->priority ? SCHED_FIFO : SCHED_OTHER);
-		pthread_attr_setschedparam(&attr, &sp);
-		rc = pthread_create(&t->thread, &attr, probe_main, t);
-		pthread_attr_destroy(&attr);
-		CPU_FREE(cs);
+		rc = rt_thread_create(&t->thread, t->cpu, t->priority, PROBE_STACK_SIZE, probe_main,
+				      t);
 		if (rc) {
 			cli_error("cannot start the %s probe on CPU %d: %s", t->ops->name, t->cpu,
 				  strerror(rc));
