@@ -119,10 +119,11 @@ json_t *report_json(const struct report *r)
 				      r->end, "duration_ns", (json_int_t)r->duration_ns, "status",
 				      report_status_name(r->status), "realtime", r->realtime,
 				      "warnings", warnings));
-	json_object_set(root, "config", r->config ? r->config : json_object());
-	json_object_set(root, "system", r->system ? r->system : json_object());
-	json_object_set(root, "loads", r->loads ? r->loads : json_array());
-	json_object_set(root, "phases", r->phases ? r->phases : json_array());
+	/* Borrowed from the model, or empty ones of our own. */
+	json_object_set_new(root, "config", r->config ? json_incref(r->config) : json_object());
+	json_object_set_new(root, "system", r->system ? json_incref(r->system) : json_object());
+	json_object_set_new(root, "loads", r->loads ? json_incref(r->loads) : json_array());
+	json_object_set_new(root, "phases", r->phases ? json_incref(r->phases) : json_array());
 	json_object_set_new(root, "histogram_layout", histogram_layout());
 	json_object_set_new(root, "results", results);
 	json_object_set_new(root, "aggregates", aggregates);
