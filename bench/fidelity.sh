@@ -3,7 +3,9 @@
 #
 # What it measures
 #   Timer wake-up latency on one CPU, measured for real (no valgrind) by
-#   cyclictest and by rtsoak with matched settings: one SCHED_FIFO thread at
+#   cyclictest and by rtsoak's timer probe (--probes timer: other probes would
+#   add threads on the measured CPU), with matched settings: one SCHED_FIFO
+#   thread at
 #   priority $PRIORITY pinned to CPU $CPU, clock_nanosleep(TIMER_ABSTIME) on
 #   CLOCK_MONOTONIC every $INTERVAL_US us, $LOOPS samples, memory locked,
 #   /dev/cpu_dma_latency held at $DMA_LATENCY us (cyclictest does that by
@@ -57,8 +59,9 @@ HIST_BUCKETS=${HIST_BUCKETS:-10000}
 DMA_LATENCY=${DMA_LATENCY:-0}
 PY=/usr/bin/python3
 
-die() { echo "fidelity.sh: $*" >&2; exit 1; }
-missing() { echo "fidelity.sh: $*" >&2; exit 2; }
+ME=fidelity.sh
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 for v in ROUNDS LOOPS INTERVAL_US CPU PRIORITY HIST_BUCKETS; do
 	[[ ${!v} =~ ^[0-9]+$ ]] || missing "$v must be a non-negative integer (got '${!v}')"
@@ -67,16 +70,7 @@ done
 [[ $DMA_LATENCY == off || $DMA_LATENCY =~ ^[0-9]+$ ]] || missing "DMA_LATENCY must be a number of us or 'off'"
 
 # --- tools -----------------------------------------------------------------
-if [[ -n ${RTSOAK:-} ]]; then
-	:
-elif [[ -x ./rtsoak ]]; then
-	RTSOAK=./rtsoak
-elif [[ -x "$(dirname "$0")/../rtsoak" ]]; then
-	RTSOAK="$(dirname "$0")/../rtsoak"
-else
-	missing "no rtsoak binary: build it (make rtsoak) and run from the build directory, or set RTSOAK=/path/to/rtsoak"
-fi
-[[ -x $RTSOAK ]] || missing "RTSOAK=$RTSOAK is not an executable"
+find_rtsoak
 CYCLICTEST=${CYCLICTEST:-cyclictest}
 command -v "$CYCLICTEST" >/dev/null 2>&1 ||
 	missing "cyclictest not found ($CYCLICTEST); install it with: apt-get install rt-tests valgrind"
@@ -96,7 +90,7 @@ EOF
 fi
 
 CT_ARGS=(-m -p"$PRIORITY" -a"$CPU" -t1 -i"$INTERVAL_US" -l"$LOOPS" -q -h "$HIST_BUCKETS")
-RT_ARGS=(run --cpus "$CPU" --priority "$PRIORITY" --interval "${INTERVAL_US}us" --loops "$LOOPS" --quiet)
+RT_ARGS=(run --probes timer --cpus "$CPU" --priority "$PRIORITY" --interval "${INTERVAL_US}us" --loops "$LOOPS" --quiet)
 if [[ -n $MAIN_CPUS ]]; then
 	CT_ARGS+=(--mainaffinity="$MAIN_CPUS")
 	RT_ARGS+=(--housekeeping "$MAIN_CPUS")

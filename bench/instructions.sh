@@ -17,11 +17,15 @@
 #   Instructions are counted in all threads, the main thread's only up to its
 #   first call to pthread_join() (callgrind --dump-before), i.e. over the
 #   measurement phase: the measuring thread's whole life plus the main
-#   thread's start-up and housekeeping while the measurement runs.  What both tools do after that (rtsoak
-#   serialises its JSON report, cyclictest prints its histogram) is a one-off
-#   cost; rtsoak's depends on how many histogram buckets happened to be hit, so
-#   it does not cancel between the two runs and would swamp the per-sample
-#   figure with noise.  The whole-run figure is printed too, for information.
+#   thread's start-up and housekeeping while the measurement runs.  What both
+#   tools do after that (rtsoak serialises its JSON report, cyclictest prints
+#   its histogram) is a one-off cost; rtsoak's depends on how many histogram
+#   buckets happened to be hit, so it does not cancel between the two runs
+#   and would swamp the per-sample figure with noise.  The whole-run figure
+#   is printed too, for information.
+#
+#   rtsoak runs its timer probe only (--probes timer), the one that does what
+#   cyclictest does; other probes would add threads and work of their own.
 #
 # How to read the output
 #   One block per tool: samples taken, Ir of each run, and the per-sample cost
@@ -56,8 +60,9 @@ GOAL=${GOAL:-0.60}
 KEEP_PROFILES=${KEEP_PROFILES:-}
 PY=/usr/bin/python3
 
-die() { echo "instructions.sh: $*" >&2; exit 1; }
-missing() { echo "instructions.sh: $*" >&2; exit 2; }
+ME=instructions.sh
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 for v in CPU PRIORITY INTERVAL_US LOOPS_SMALL LOOPS_BIG HIST_BUCKETS; do
 	[[ ${!v} =~ ^[0-9]+$ ]] || missing "$v must be a non-negative integer (got '${!v}')"
@@ -65,16 +70,7 @@ done
 ((LOOPS_BIG > LOOPS_SMALL && LOOPS_SMALL > 0)) || missing "need 0 < LOOPS_SMALL < LOOPS_BIG"
 
 # --- tools -----------------------------------------------------------------
-if [[ -n ${RTSOAK:-} ]]; then
-	:
-elif [[ -x ./rtsoak ]]; then
-	RTSOAK=./rtsoak
-elif [[ -x "$(dirname "$0")/../rtsoak" ]]; then
-	RTSOAK="$(dirname "$0")/../rtsoak"
-else
-	missing "no rtsoak binary: build it (make rtsoak) and run from the build directory, or set RTSOAK=/path/to/rtsoak"
-fi
-[[ -x $RTSOAK ]] || missing "RTSOAK=$RTSOAK is not an executable"
+find_rtsoak
 CYCLICTEST=${CYCLICTEST:-cyclictest}
 command -v "$CYCLICTEST" >/dev/null 2>&1 ||
 	missing "cyclictest not found ($CYCLICTEST); install it with: apt-get install rt-tests valgrind"
@@ -100,8 +96,9 @@ run_rtsoak() {
 	local n=$1 d="$TMP/rtsoak-$1"
 	mkdir -p "$d"
 	if ! "${VG[@]}" --callgrind-out-file="$d/cg.out" \
-		"$RTSOAK" run --probes timer --cpus "$CPU" --priority "$PRIORITY" --interval "${INTERVAL_US}us" \
-		--loops "$n" --output "$d/report.json" --quiet >"$d/log" 2>&1; then
+		"$RTSOAK" run --probes timer --cpus "$CPU" --priority "$PRIORITY" \
+		--interval "${INTERVAL_US}us" --loops "$n" --output "$d/report.json" --quiet \
+		>"$d/log" 2>&1; then
 		cat "$d/log" >&2
 		die "rtsoak under callgrind failed (loops $n)"
 	fi

@@ -61,8 +61,9 @@ else
 	EVENTS+=" (ptr != 0)"
 fi
 
-die() { echo "loads.sh: $*" >&2; exit 1; }
-missing() { echo "loads.sh: $*" >&2; exit 2; }
+ME=loads.sh
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 for v in ROUNDS WINDOW WARMUP; do
 	[[ ${!v} =~ ^[0-9]+$ ]] || missing "$v must be a non-negative integer (got '${!v}')"
@@ -77,14 +78,8 @@ DURATION=$((WARMUP + WINDOW + 1))
 find_tools() {
 	if [[ -n ${LOAD_DRIVER:-} ]]; then
 		[[ -x $LOAD_DRIVER ]] || missing "LOAD_DRIVER=$LOAD_DRIVER is not an executable"
-	elif [[ -n ${RTSOAK:-} ]]; then
-		[[ -x $RTSOAK ]] || missing "RTSOAK=$RTSOAK is not an executable"
-	elif [[ -x ./rtsoak ]]; then
-		RTSOAK=./rtsoak
-	elif [[ -x "$(dirname "$0")/../rtsoak" ]]; then
-		RTSOAK="$(dirname "$0")/../rtsoak"
 	else
-		missing "no rtsoak binary: build it (make rtsoak) and run from the build directory, or set RTSOAK=/path/to/rtsoak"
+		find_rtsoak
 	fi
 	command -v perf >/dev/null 2>&1 ||
 		missing "perf not found; install it with: apt-get install linux-perf"

@@ -47,7 +47,7 @@ void cli_usage(FILE *out)
 	    "  -i, --interval T       wake-up period: ns, us, ms, s; a bare number is us (default 1ms)\n"
 	    "  -D, --duration T       run time: s, m, h, d; a bare number is s (default 60s)\n"
 	    "  -l, --loops N          stop each probe after N samples\n"
-	    "  -P, --probes LIST      probes to run, comma-separated (default: timer)\n"
+	    "  -P, --probes LIST      probes to run, comma-separated (default: timer,net)\n"
 	    "  -o, --output FILE      report path, '-' for stdout (default rtsoak-<UTC time>.json)\n"
 	    "  -q, --quiet            no summary on stdout\n"
 	    "      --top K            keep the K largest samples per result (default 32)\n"

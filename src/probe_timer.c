@@ -51,6 +51,8 @@ static int timer_run(struct probe_thread *t)
 	ns_ts(next, &dl);
 	while (left) {
 		int rc = sleep_until(&dl);
+		/* The clock first: nothing between the wake-up and its reading. */
+		clock_gettime(CLOCK_MONOTONIC, &now_ts);
 		if (__builtin_expect(probe_should_stop(t), 0))
 			break;
 		if (__builtin_expect(rc != 0, 0)) {
@@ -59,7 +61,6 @@ static int timer_run(struct probe_thread *t)
 			snprintf(t->err, sizeof(t->err), "clock_nanosleep: %s", strerror(rc));
 			return -rc;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &now_ts);
 		uint64_t now = ts_ns(&now_ts);
 		struct recorder *r = t->rec[0][probe_phase(t)];
 		recorder_add(r, now - next, next - t->t0_ns);
