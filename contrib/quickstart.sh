@@ -24,9 +24,10 @@ cd "$(dirname "$0")/.."
 src=$(pwd)
 
 # Build tools and libraries; python3-jsonschema validates reports in the
-# tests, util-linux gives chrt and setpriv, clang-format the format check.
+# tests, util-linux gives chrt and setpriv, iproute2 the network namespaces
+# of the remote net test, clang-format the format check.
 packages="build-essential autoconf automake libtool pkg-config libjansson-dev libnuma-dev"
-[ "$mode" = check ] && packages="$packages python3 python3-jsonschema util-linux procps clang-format"
+[ "$mode" = check ] && packages="$packages python3 python3-jsonschema util-linux procps iproute2 clang-format"
 
 missing=
 for p in $packages; do

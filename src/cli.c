@@ -332,6 +332,19 @@ void cli_list_loads(FILE *out)
 	}
 }
 
+/* A period (--interval, --net-interval): a bare number is in us, as in
+ * cyclictest; 1 us to 1 h. */
+static int parse_interval(const char *arg, uint64_t *out, char *err, size_t errlen)
+{
+	if (parse_duration(arg, NSEC_PER_USEC, out, err, errlen))
+		return -EINVAL;
+	if (*out < MIN_INTERVAL_NS || *out > MAX_INTERVAL_NS) {
+		snprintf(err, errlen, "'%s' is out of range (expected 1us to 1h)", arg);
+		return -ERANGE;
+	}
+	return 0;
+}
+
 static void default_output(char *buf, size_t len)
 {
 	char iso[40];
@@ -386,15 +399,8 @@ int cli_parse_run(struct run_config *cfg, int argc, char **argv)
 			cfg->priority = (int)v;
 			break;
 		case 'i':
-			if (parse_duration(optarg, NSEC_PER_USEC, &cfg->interval_ns, err,
-					   sizeof(err)))
+			if (parse_interval(optarg, &cfg->interval_ns, err, sizeof(err)))
 				goto bad;
-			if (cfg->interval_ns < MIN_INTERVAL_NS ||
-			    cfg->interval_ns > MAX_INTERVAL_NS) {
-				snprintf(err, sizeof(err),
-					 "'%s' is out of range (expected 1us to 1h)", optarg);
-				goto bad;
-			}
 			break;
 		case 'D':
 			if (parse_duration(optarg, NSEC_PER_SEC, &cfg->duration_ns, err,
@@ -481,15 +487,8 @@ int cli_parse_run(struct run_config *cfg, int argc, char **argv)
 			break;
 		/* net probe options (probe_net.c reads them) */
 		case OPT_NET_INTERVAL:
-			if (parse_duration(optarg, NSEC_PER_USEC, &cfg->net_interval_ns, err,
-					   sizeof(err)))
+			if (parse_interval(optarg, &cfg->net_interval_ns, err, sizeof(err)))
 				goto bad;
-			if (cfg->net_interval_ns < MIN_INTERVAL_NS ||
-			    cfg->net_interval_ns > MAX_INTERVAL_NS) {
-				snprintf(err, sizeof(err),
-					 "'%s' is out of range (expected 1us to 1h)", optarg);
-				goto bad;
-			}
 			break;
 		case OPT_NET_FAMILY:
 			if (strcmp(optarg, "4") && strcmp(optarg, "6")) {
