@@ -1,6 +1,6 @@
 /* probe: the measurement threads' plug-in interface.
  *
- * A probe family (timer, later net) is one `struct probe_ops` in the
+ * A probe family (timer, net) is one `struct probe_ops` in the
  * registry table (probe_registry.c).  The session creates one
  * `struct probe_thread` per (probe, measured CPU), already pinned and at
  * its SCHED_FIFO priority when the hooks run.  A probe may produce more than
