@@ -61,6 +61,8 @@ void cli_usage(FILE *out)
 	    "      --schedule MODE    together (default): all loads all the time; rotate: phases\n"
 	    "                         idle, then each load alone, cycling\n"
 	    "      --phase-duration T length of one phase with --schedule rotate (default 30s)\n"
+	    "      --checkpoint T     rewrite the report (status running) this often; 0: never\n"
+	    "                         (default 60s; SIGUSR1 forces one)\n"
 	    "      --net-interval T   net probe: datagram period; a bare number is us (default 1ms)\n"
 	    "      --net-family 4|6   net probe: IP version (default 4 on loopback, else the target's)\n"
 	    "      --net-timeout T    net probe: later answers are late; a bare number is ms (default 1s)\n"
@@ -84,6 +86,7 @@ enum {
 	OPT_WORKDIR,
 	OPT_SCHEDULE,
 	OPT_PHASE,
+	OPT_CHECKPOINT,
 	OPT_NET_INTERVAL,
 	OPT_NET_FAMILY,
 	OPT_NET_TIMEOUT,
@@ -110,6 +113,7 @@ static const struct option run_options[] = {
 	{ "workdir", required_argument, NULL, OPT_WORKDIR },
 	{ "schedule", required_argument, NULL, OPT_SCHEDULE },
 	{ "phase-duration", required_argument, NULL, OPT_PHASE },
+	{ "checkpoint", required_argument, NULL, OPT_CHECKPOINT },
 	{ "net-interval", required_argument, NULL, OPT_NET_INTERVAL },
 	{ "net-family", required_argument, NULL, OPT_NET_FAMILY },
 	{ "net-timeout", required_argument, NULL, OPT_NET_TIMEOUT },
@@ -371,6 +375,7 @@ int cli_parse_run(struct run_config *cfg, int argc, char **argv)
 	cfg->dma_latency_us = -1;
 	parse_probes(cfg, CLI_DEFAULT_PROBES);
 	cfg->phase_ns = 30 * NSEC_PER_SEC;
+	cfg->checkpoint_ns = 60 * NSEC_PER_SEC;
 	cfg->net_interval_ns = DEFAULT_INTERVAL_NS;
 	cfg->net_timeout_ns = 1 * NSEC_PER_SEC;
 	cfg->net_sender_cpu = -1;
@@ -480,6 +485,15 @@ int cli_parse_run(struct run_config *cfg, int argc, char **argv)
 				goto bad;
 			}
 			cfg->rotate = !strcmp(optarg, "rotate");
+			break;
+		case OPT_CHECKPOINT:
+			if (!strcmp(optarg, "0")) {
+				cfg->checkpoint_ns = 0;
+				break;
+			}
+			if (parse_duration(optarg, NSEC_PER_SEC, &cfg->checkpoint_ns, err,
+					   sizeof(err)))
+				goto bad;
 			break;
 		case OPT_PHASE:
 			if (parse_duration(optarg, NSEC_PER_SEC, &cfg->phase_ns, err, sizeof(err)))
@@ -624,6 +638,10 @@ json_t *cli_config_json(const struct run_config *cfg)
 	json_object_set_new(c, "load_cpus", cpus_json(&cfg->load_cpus));
 	json_object_set_new(c, "workdir", json_string(cfg->workdir));
 	json_object_set_new(c, "schedule", json_string(cfg->rotate ? "rotate" : "together"));
+	json_object_set_new(c, "checkpoint_ns",
+			    cfg->checkpoint_ns && strcmp(cfg->output, "-")
+				? json_integer((json_int_t)cfg->checkpoint_ns)
+				: json_null());
 	json_object_set_new(c, "phase_duration_ns",
 			    cfg->rotate ? json_integer((json_int_t)cfg->phase_ns) : json_null());
 	/* net probe settings; null: chosen at run time (see the net results' counters) */

@@ -48,8 +48,9 @@ struct run_config {
 	unsigned nloads;
 	struct cpuset load_cpus;
 	char workdir[PATH_MAX];
-	bool rotate;	   /* --schedule rotate */
-	uint64_t phase_ns; /* --phase-duration */
+	bool rotate;		/* --schedule rotate */
+	uint64_t phase_ns;	/* --phase-duration */
+	uint64_t checkpoint_ns; /* --checkpoint: 0 never (and never with --output -) */
 	/* net probe (--net-*): read by its configure hook. */
 	uint64_t net_interval_ns;
 	uint64_t net_timeout_ns;

@@ -156,3 +156,35 @@ unsigned recorder_top_sorted(const struct recorder *r, struct recorder_sample *o
 	qsort(out, r->top_n, sizeof(*out), sample_cmp_desc);
 	return r->top_n;
 }
+
+void recorder_snapshot(struct recorder *dst, const struct recorder *src)
+{
+	struct recorder_sample *storage = dst->top;
+	unsigned cap = dst->top_k;
+	size_t keep = dst->alloc_size;
+	bool on_numa = dst->on_numa;
+
+	for (int tries = 0;; tries++) {
+		uint64_t s1 = __atomic_load_n(&src->seq, __ATOMIC_ACQUIRE);
+		if ((s1 & 1) && tries < 1000)
+			continue;
+		memcpy(dst, src, sizeof(*dst));
+		unsigned n = src->top_n < cap ? src->top_n : cap;
+		memcpy(storage, src->top, n * sizeof(*storage));
+		dst->top_n = n;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&src->seq, __ATOMIC_RELAXED) == s1)
+			break;
+		if (tries >= 1000) {
+			/* The probe never paused (a sub-microsecond interval):
+			 * settle for a copy that agrees with itself. */
+			dst->count = histogram_total(&dst->hist);
+			break;
+		}
+	}
+	dst->top = storage;
+	dst->top_k = cap;
+	dst->alloc_size = keep;
+	dst->on_numa = on_numa;
+	dst->top_floor = 0;
+}

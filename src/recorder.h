@@ -1,7 +1,10 @@
 /* recorder: everything one probe measures on one CPU.
  *
  * Single writer: only the probe thread that owns a recorder calls
- * recorder_add().  Other threads read `count` with a relaxed atomic load
+ * recorder_add().  Other threads take a consistent copy while it runs
+ * with recorder_snapshot(): every update is wrapped in a sequence counter
+ * (odd while writing), the reader retries when it changed under it, and
+ * the writer never waits.  Other threads read `count` with a relaxed atomic load
  * while the run is live and everything else after the probe has stopped.
  * Nothing here takes a lock or allocates after recorder_alloc(). */
 #ifndef RTSOAK_RECORDER_H
@@ -22,6 +25,7 @@ struct recorder_sample {
 };
 
 struct recorder {
+	uint64_t seq;	 /* odd while an update is in progress */
 	uint64_t count;	 /* samples recorded; read live with __atomic loads */
 	uint64_t missed; /* deadlines that passed while we were late */
 	uint64_t min, max, max_at;
@@ -47,8 +51,20 @@ void recorder_init(struct recorder *r, unsigned top_k, struct recorder_sample *t
 
 void recorder_top_insert(struct recorder *r, uint64_t latency, uint64_t t);
 
+static inline void recorder_write_begin(struct recorder *r)
+{
+	__atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE); /* x86: a compiler barrier only */
+}
+
+static inline void recorder_write_end(struct recorder *r)
+{
+	__atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELEASE);
+}
+
 static inline void recorder_add(struct recorder *r, uint64_t latency, uint64_t t)
 {
+	recorder_write_begin(r);
 	histogram_add(&r->hist, latency);
 	r->sum += latency;
 	r->sumsq += (unsigned __int128)latency * latency;
@@ -61,12 +77,21 @@ static inline void recorder_add(struct recorder *r, uint64_t latency, uint64_t t
 	if (__builtin_expect(latency >= r->top_floor, 0))
 		recorder_top_insert(r, latency, t);
 	__atomic_store_n(&r->count, r->count + 1, __ATOMIC_RELAXED);
+	recorder_write_end(r);
 }
 
 static inline void recorder_add_missed(struct recorder *r, uint64_t n)
 {
+	recorder_write_begin(r);
 	__atomic_store_n(&r->missed, r->missed + n, __ATOMIC_RELAXED);
+	recorder_write_end(r);
 }
+
+/* Copy a live recorder into dst (allocated with at least src's top_k),
+ * consistent as of one moment.  Gives up waiting for a quiet moment after
+ * a bounded number of tries and then makes the copy self-consistent
+ * (count from the histogram) instead. */
+void recorder_snapshot(struct recorder *dst, const struct recorder *src);
 
 /* Fold src into dst (for aggregates over CPUs).  dst's top list keeps the
  * K largest of both. */

@@ -198,6 +198,24 @@ static void result_free(struct report_result *res)
 	free(res->hist);
 }
 
+void report_clear_results(struct report *r, size_t keep_warnings)
+{
+	for (size_t i = 0; i < r->nresults; i++)
+		result_free(&r->results[i]);
+	for (size_t i = 0; i < r->naggregates; i++)
+		result_free(&r->aggregates[i]);
+	free(r->results);
+	free(r->aggregates);
+	r->results = r->aggregates = NULL;
+	r->nresults = r->naggregates = 0;
+	while (r->nwarnings > keep_warnings)
+		free(r->warnings[--r->nwarnings]);
+	json_decref(r->config);
+	json_decref(r->loads);
+	json_decref(r->phases);
+	r->config = r->loads = r->phases = NULL;
+}
+
 void report_free(struct report *r)
 {
 	for (size_t i = 0; i < r->nresults; i++)

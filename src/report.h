@@ -86,6 +86,10 @@ int report_result_from_recorder(struct report_result *res, const struct recorder
 /* Build one aggregate per (probe, phase) over all CPUs of r->results.
  * top lists are merged (the K largest over CPUs, K = the largest ntop). */
 int report_build_aggregates(struct report *r);
+/* Drop what build_report adds (results, aggregates, config, loads, phases,
+ * warnings after the first keep_warnings): a checkpoint builds them, writes,
+ * and clears them again, keeping the run's header. */
+void report_clear_results(struct report *r, size_t keep_warnings);
 void report_free(struct report *r);
 
 /* Views (reports/).  Each returns 0 or -errno. */

@@ -55,6 +55,9 @@ struct session {
 	uint64_t t0;
 	struct probe_family families[CLI_MAX_PROBES];
 	bool family_started[CLI_MAX_PROBES];
+	uint64_t start_rt; /* CLOCK_REALTIME at t0 */
+	unsigned checkpoint_failures;
+	int checkpoint_errno;
 };
 
 static void kick_handler(int sig)
@@ -235,6 +238,38 @@ static void switch_phase(struct session *s, struct report *r)
 	phase_begin(&s->phases, next, t);
 }
 
+static int build_report(struct report *r, struct session *s, bool live);
+
+static void set_times(struct report *r, const struct session *s, uint64_t duration_ns)
+{
+	r->duration_ns = duration_ns;
+	util_iso8601(s->start_rt, r->start, sizeof(r->start));
+	util_iso8601(s->start_rt + duration_ns, r->end, sizeof(r->end));
+}
+
+/* Rewrite the report with everything measured so far, status "running",
+ * so that a run killed in hour 23 still leaves 22 hours on disk.  A failed
+ * write (disk full) keeps the previous checkpoint (the write is atomic)
+ * and is retried at the next one. */
+static void checkpoint(struct session *s, struct report *r)
+{
+	size_t keep = r->nwarnings;
+	int rc;
+
+	set_times(r, s, util_now_ns(CLOCK_MONOTONIC) - s->t0);
+	r->status = REPORT_RUNNING;
+	rc = build_report(r, s, true);
+	if (!rc)
+		rc = report_json_write(r, s->cfg->output);
+	report_clear_results(r, keep);
+	if (rc < 0) {
+		s->checkpoint_failures++;
+		s->checkpoint_errno = -rc;
+		fprintf(stderr, "rtsoak: checkpoint of '%s' failed: %s (kept the previous one)\n",
+			s->cfg->output, strerror(-rc));
+	}
+}
+
 /* Wait for the end of the run: duration, all probes done, or a signal;
  * switch phases on the way.  Returns the signal that ended it, or 0. */
 static int wait_for_end(struct session *s, struct report *r)
@@ -243,11 +278,15 @@ static int wait_for_end(struct session *s, struct report *r)
 	uint64_t t0 = s->t0;
 	uint64_t deadline = s->cfg->duration_ns ? t0 + s->cfg->duration_ns : UINT64_MAX;
 	uint64_t next_switch = s->phases.rotate ? t0 + s->phases.phase_ns : UINT64_MAX;
+	bool can_checkpoint = strcmp(s->cfg->output, "-") != 0;
+	uint64_t every = s->cfg->checkpoint_ns;
+	uint64_t next_checkpoint = can_checkpoint && every ? t0 + every : UINT64_MAX;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
 	for (;;) {
 		uint64_t now = util_now_ns(CLOCK_MONOTONIC);
 		if (now >= deadline)
@@ -259,13 +298,25 @@ static int wait_for_end(struct session *s, struct report *r)
 			next_switch += s->phases.phase_ns;
 			continue;
 		}
+		if (now >= next_checkpoint) {
+			checkpoint(s, r);
+			next_checkpoint += every;
+			continue;
+		}
 		/* Housekeeping tick: 100 ms keeps --loops runs prompt and costs
 		 * nothing on the measured CPUs. */
 		uint64_t until = deadline < next_switch ? deadline : next_switch;
+		if (next_checkpoint < until)
+			until = next_checkpoint;
 		uint64_t wait =
 		    until - now < 100 * NSEC_PER_MSEC ? until - now : 100 * NSEC_PER_MSEC;
 		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)wait };
 		int sig = sigtimedwait(&set, NULL, &ts);
+		if (sig == SIGUSR1) {
+			if (can_checkpoint)
+				checkpoint(s, r);
+			continue;
+		}
 		if (sig > 0)
 			return sig;
 	}
@@ -320,33 +371,50 @@ static int add_result(struct report *r, const struct probe_thread *t, unsigned k
 
 /* One result per (probe result, CPU, phase); with several phases also their
  * union as phase "all", built by the same merge as the aggregates. */
-static int build_results(struct report *r, struct session *s)
+/* The recorder to report: the probe's own after the run, or a consistent
+ * copy of it (into `scratch`) while the probe is still writing it. */
+static const struct recorder *source(const struct recorder *rec, struct recorder *scratch)
+{
+	if (!scratch)
+		return rec;
+	recorder_snapshot(scratch, rec);
+	return scratch;
+}
+
+static int build_results(struct report *r, struct session *s, bool live)
 {
 	const struct phase_plan *ph = &s->phases;
+	struct recorder *scratch = live ? recorder_alloc(s->cfg->top_k, -1) : NULL;
+	struct recorder *all = ph->n > 1 ? recorder_alloc(s->cfg->top_k, -1) : NULL;
+	int rc = -ENOMEM;
 
+	if ((live && !scratch) || (ph->n > 1 && !all))
+		goto out;
 	for (unsigned i = 0; i < s->nthreads; i++) {
 		struct probe_thread *t = &s->threads[i];
 		for (unsigned k = 0; k < t->nrec; k++) {
-			for (unsigned p = 0; p < ph->n; p++)
-				if (add_result(r, t, k, ph->name[p], t->rec[k][p]))
-					return -ENOMEM;
-			if (ph->n == 1)
-				continue;
-			struct recorder *all = recorder_alloc(s->cfg->top_k, -1);
-			if (!all)
-				return -ENOMEM;
-			for (unsigned p = 0; p < ph->n; p++)
-				recorder_merge(all, t->rec[k][p]);
-			int rc = add_result(r, t, k, "all", all);
-			recorder_free(all);
-			if (rc)
-				return rc;
+			if (all)
+				recorder_init(all, s->cfg->top_k,
+					      (struct recorder_sample *)(all + 1));
+			for (unsigned p = 0; p < ph->n; p++) {
+				const struct recorder *rec = source(t->rec[k][p], scratch);
+				if ((rc = add_result(r, t, k, ph->name[p], rec)))
+					goto out;
+				if (all)
+					recorder_merge(all, rec);
+			}
+			if (all && (rc = add_result(r, t, k, "all", all)))
+				goto out;
 		}
 	}
-	return report_build_aggregates(r);
+	rc = report_build_aggregates(r);
+out:
+	recorder_free(scratch);
+	recorder_free(all);
+	return rc;
 }
 
-static int build_report(struct report *r, struct session *s)
+static int build_report(struct report *r, struct session *s, bool live)
 {
 	struct run_config *cfg = s->cfg;
 	json_t *names = json_array();
@@ -365,7 +433,7 @@ static int build_report(struct report *r, struct session *s)
 	r->phases = phase_report(&s->phases, cfg);
 	if (!r->loads || !r->phases)
 		return -ENOMEM;
-	return build_results(r, s);
+	return build_results(r, s, live);
 }
 
 static void free_threads(struct session *s)
@@ -501,7 +569,7 @@ int session_run(struct run_config *cfg)
 	struct sigaction sa = { .sa_handler = kick_handler };
 	sigset_t block;
 	int dma_fd = -1, rc, sig, failed;
-	uint64_t t0, start_rt;
+	uint64_t t0;
 
 	/* A shell starts background jobs with SIGINT ignored, and an ignored
 	 * signal is discarded before sigtimedwait could see it: take SIGINT
@@ -514,6 +582,7 @@ int session_run(struct run_config *cfg)
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGUSR1); /* "checkpoint now" */
 	sigaddset(&block, SESSION_KICK_SIGNAL);
 	pthread_sigmask(SIG_BLOCK, &block, NULL);
 	sigaction(SESSION_KICK_SIGNAL, &sa, NULL);
@@ -544,7 +613,7 @@ int session_run(struct run_config *cfg)
 	 * in their steady state, not their start-up. */
 	if (s.sup && (rc = load_supervisor_phase(s.sup, 0, 5000)) < 0)
 		report_warn(&r, "the loads did not start in time: %s", strerror(-rc));
-	start_rt = util_now_ns(CLOCK_REALTIME);
+	s.start_rt = util_now_ns(CLOCK_REALTIME);
 	s.t0 = t0 = util_now_ns(CLOCK_MONOTONIC);
 	phase_begin(&s.phases, 0, 0);
 	open_gate(&s, 1, t0);
@@ -559,16 +628,17 @@ int session_run(struct run_config *cfg)
 		failed = stop_threads(&s);
 	}
 	stop_families(&s);
-	r.duration_ns = util_now_ns(CLOCK_MONOTONIC) - t0;
+	set_times(&r, &s, util_now_ns(CLOCK_MONOTONIC) - t0);
 	phase_end(&s.phases, r.duration_ns);
 	load_supervisor_stop(s.sup);
-	util_iso8601(start_rt, r.start, sizeof(r.start));
-	util_iso8601(start_rt + r.duration_ns, r.end, sizeof(r.end));
+	if (s.checkpoint_failures)
+		report_warn(&r, "%u checkpoint(s) could not be written (last: %s)",
+			    s.checkpoint_failures, strerror(s.checkpoint_errno));
 	r.status = failed ? REPORT_FAILED : sig ? REPORT_INTERRUPTED : REPORT_COMPLETE;
 	if (sig)
 		report_warn(&r, "interrupted by %s", strsignal(sig));
 
-	if (build_report(&r, &s) < 0) {
+	if (build_report(&r, &s, false) < 0) {
 		cli_error("out of memory while building the report");
 		rc = EXIT_ENV;
 		goto out;
