@@ -49,7 +49,7 @@ void cli_usage(FILE *out)
 	    "  -l, --loops N          stop each probe after N samples\n"
 	    "  -P, --probes LIST      probes to run, comma-separated (default: timer,net)\n"
 	    "  -o, --output FILE      report path, '-' for stdout (default rtsoak-<UTC time>.json)\n"
-	    "  -q, --quiet            no summary on stdout\n"
+	    "  -q, --quiet            no summary and no progress line\n"
 	    "      --top K            keep the K largest samples per result (default 32)\n"
 	    "      --housekeeping LIST  CPUs for rtsoak's own main thread (default: unmeasured CPUs)\n"
 	    "      --dma-latency US   hold /dev/cpu_dma_latency at US microseconds for the run\n"

@@ -23,6 +23,7 @@
 
 #include "phase.h"
 #include "probe.h"
+#include "progress.h"
 #include "report.h"
 #include "rt.h"
 #include "session.h"
@@ -58,6 +59,8 @@ struct session {
 	uint64_t start_rt; /* CLOCK_REALTIME at t0 */
 	unsigned checkpoint_failures;
 	int checkpoint_errno;
+	uint64_t last_checkpoint; /* CLOCK_MONOTONIC of the last good one, 0: none */
+	struct progress prog;
 };
 
 static void kick_handler(int sig)
@@ -262,7 +265,10 @@ static void checkpoint(struct session *s, struct report *r)
 	if (!rc)
 		rc = report_json_write(r, s->cfg->output);
 	report_clear_results(r, keep);
+	if (!rc)
+		s->last_checkpoint = util_now_ns(CLOCK_MONOTONIC);
 	if (rc < 0) {
+		progress_done(&s->prog);
 		s->checkpoint_failures++;
 		s->checkpoint_errno = -rc;
 		fprintf(stderr, "rtsoak: checkpoint of '%s' failed: %s (kept the previous one)\n",
@@ -303,6 +309,7 @@ static int wait_for_end(struct session *s, struct report *r)
 			next_checkpoint += every;
 			continue;
 		}
+		progress_tick(&s->prog, now, s->threads, s->nthreads, s->last_checkpoint);
 		/* Housekeeping tick: 100 ms keeps --loops runs prompt and costs
 		 * nothing on the measured CPUs. */
 		uint64_t until = deadline < next_switch ? deadline : next_switch;
@@ -617,6 +624,7 @@ int session_run(struct run_config *cfg)
 	s.t0 = t0 = util_now_ns(CLOCK_MONOTONIC);
 	phase_begin(&s.phases, 0, 0);
 	open_gate(&s, 1, t0);
+	progress_init(&s.prog, cfg->quiet, t0, cfg->duration_ns);
 
 	if (start_families(&s, &r) < 0) {
 		sig = 0;
@@ -625,6 +633,7 @@ int session_run(struct run_config *cfg)
 		stop_threads(&s);
 	} else {
 		sig = wait_for_end(&s, &r);
+		progress_done(&s.prog);
 		failed = stop_threads(&s);
 	}
 	stop_families(&s);
