@@ -218,22 +218,12 @@ void report_clear_results(struct report *r, size_t keep_warnings)
 
 void report_free(struct report *r)
 {
-	for (size_t i = 0; i < r->nresults; i++)
-		result_free(&r->results[i]);
-	for (size_t i = 0; i < r->naggregates; i++)
-		result_free(&r->aggregates[i]);
-	free(r->results);
-	free(r->aggregates);
-	for (size_t i = 0; i < r->nwarnings; i++)
-		free(r->warnings[i]);
+	report_clear_results(r, 0);
 	free(r->warnings);
 	for (int i = 0; i < r->argc; i++)
 		free(r->argv[i]);
 	free(r->argv);
 	free(r->tool_version);
-	json_decref(r->config);
 	json_decref(r->system);
-	json_decref(r->loads);
-	json_decref(r->phases);
 	memset(r, 0, sizeof(*r));
 }
