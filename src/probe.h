@@ -109,11 +109,10 @@ static inline unsigned probe_phase(const struct probe_thread *t)
 }
 
 /* The registry: a NULL-terminated table. */
-/* Count a thread's results: pc->results. */
-unsigned probe_config_result_count(const struct probe_config *pc);
 extern const struct probe_ops *const probe_registry[];
 const struct probe_ops *probe_registry_find(const char *name);
-unsigned probe_result_count(const struct probe_ops *ops);
+/* How many results a configured probe records (pc->results). */
+unsigned probe_config_result_count(const struct probe_config *pc);
 
 extern const struct probe_ops probe_timer_ops;
 extern const struct probe_ops probe_net_ops;

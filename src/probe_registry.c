@@ -19,15 +19,6 @@ const struct probe_ops *probe_registry_find(const char *name)
 	return NULL;
 }
 
-unsigned probe_result_count(const struct probe_ops *ops)
-{
-	unsigned n = 0;
-
-	while (ops->results[n])
-		n++;
-	return n;
-}
-
 unsigned probe_config_result_count(const struct probe_config *pc)
 {
 	unsigned n = 0;
