@@ -33,14 +33,34 @@ missing=
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
+SUDO=
+[ "$(id -u)" -ne 0 ] && SUDO=sudo
 if [ -n "$missing" ]; then
-	SUDO=
-	[ "$(id -u)" -ne 0 ] && SUDO=sudo
 	echo "quickstart: installing$missing" >&2
 	$SUDO apt-get update -qq
 	# shellcheck disable=SC2086
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
+
+# promtool lints the --prom textfile.  Debian ships it only inside the
+# prometheus package, which would also install and start a Prometheus
+# server on the machine being measured: take promtool out of the package
+# instead (into build/tools, which the test suite finds through PATH).
+tools=$src/build/tools
+if [ "$mode" = check ] && ! command -v promtool >/dev/null && [ ! -x "$tools/promtool" ]; then
+	dl=$(mktemp -d)
+	chmod 755 "$dl"
+	if (cd "$dl" && apt-get download -qq prometheus >/dev/null 2>&1) ||
+		{ ${SUDO:-} apt-get update -qq && (cd "$dl" && apt-get download -qq prometheus >/dev/null 2>&1); }; then
+		dpkg-deb -x "$dl"/prometheus_*.deb "$dl/root"
+		mkdir -p "$tools"
+		cp "$dl/root/usr/bin/promtool" "$tools/promtool"
+	else
+		echo "quickstart: could not download prometheus (promtool); its test will skip" >&2
+	fi
+	rm -rf "$dl"
+fi
+export PATH="$tools:$PATH"
 
 [ -x configure ] || autoreconf -fi
 mkdir -p build

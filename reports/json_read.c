@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "probe.h"
 #include "report.h"
 
 struct rd {
@@ -166,6 +167,114 @@ static int read_results(struct rd *rd, struct report *r, json_t *root, const cha
 	return 0;
 }
 
+/* An array of n unsigned integers (each at most max) from o[key]. */
+static json_t *get_column(struct rd *rd, json_t *o, const char *key, const char *where, size_t n,
+			  uint64_t max, int *rc)
+{
+	json_t *a = json_object_get(o, key), *v;
+	char path[160];
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s.%s", where, key);
+	*rc = 0;
+	if (!json_is_array(a) || json_array_size(a) != n) {
+		*rc = fail(rd, path, "is not an array of the stated length");
+		return NULL;
+	}
+	json_array_foreach (a, i, v)
+		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		    (uint64_t)json_integer_value(v) > max) {
+			*rc = fail(rd, path, "holds a value that is not a count in range");
+			return NULL;
+		}
+	return a;
+}
+
+#define COL(a, i) ((uint64_t)json_integer_value(json_array_get((a), (i))))
+
+static int read_one_series(struct rd *rd, struct report *r, json_t *o, size_t k)
+{
+	char where[64], w2[80];
+	const char *probe;
+	json_t *iv = json_object_get(o, "intervals");
+	json_t *log = json_object_get(o, "spike_log"), *c, *m, *sp, *mi, *t, *lat, *ph;
+	uint64_t n, logged, cpuno;
+	int rc;
+
+	snprintf(where, sizeof(where), "series[%zu]", k);
+	if (!json_is_object(o) || !json_is_object(iv) || !json_is_object(log))
+		return fail(rd, where, "is not an object with intervals and spike_log");
+	if ((rc = get_str(rd, o, "probe", where, &probe)) ||
+	    (rc = get_u64(rd, o, "cpu", where, false, &cpuno, NULL)))
+		return rc;
+	struct report_series *rs = report_add_series(r, probe, (int)cpuno);
+	if (!rs)
+		return -ENOMEM;
+	snprintf(w2, sizeof(w2), "%s.intervals", where);
+	if ((rc = get_u64(rd, o, "interval_ns", where, false, &rs->interval_ns, NULL)) ||
+	    (rc = get_u64(rd, o, "stalls", where, false, &rs->stalls, NULL)) ||
+	    (rc = get_u64(rd, iv, "n", w2, false, &n, NULL)))
+		return rc;
+	if (!rs->interval_ns)
+		return fail(rd, where, "interval_ns is 0");
+	if (!(c = get_column(rd, iv, "count", w2, n, UINT32_MAX, &rc)) ||
+	    !(m = get_column(rd, iv, "max_ns", w2, n, INT64_MAX, &rc)) ||
+	    !(sp = get_column(rd, iv, "spikes", w2, n, UINT32_MAX, &rc)) ||
+	    !(mi = get_column(rd, iv, "missed", w2, n, UINT32_MAX, &rc)))
+		return rc;
+	rs->n = n;
+	rs->v = calloc(n ? n : 1, sizeof(*rs->v));
+	if (!rs->v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		rs->v[i] = (struct series_interval){ .max_ns = COL(m, i),
+						     .count = (uint32_t)COL(c, i),
+						     .spikes = (uint32_t)COL(sp, i),
+						     .missed = (uint32_t)COL(mi, i) };
+	snprintf(w2, sizeof(w2), "%s.spike_log", where);
+	if ((rc = get_u64(rd, log, "threshold_ns", w2, true, &rs->threshold_ns, NULL)) ||
+	    (rc = get_u64(rd, log, "threshold_at_ns", w2, true, &rs->threshold_at_ns, NULL)) ||
+	    (rc = get_u64(rd, log, "total", w2, false, &rs->spikes_total, NULL)) ||
+	    (rc = get_u64(rd, log, "logged", w2, false, &logged, NULL)) ||
+	    (rc = get_u64(rd, log, "overwritten", w2, false, &rs->spikes_overwritten, NULL)) ||
+	    (rc = get_u64(rd, log, "not_logged", w2, false, &rs->spikes_unlogged, NULL)))
+		return rc;
+	if (!(t = get_column(rd, log, "t_ns", w2, logged, INT64_MAX, &rc)) ||
+	    !(lat = get_column(rd, log, "latency_ns", w2, logged, INT64_MAX, &rc)) ||
+	    !(ph = get_column(rd, log, "phase", w2, logged, PROBE_MAX_PHASES - 1, &rc)))
+		return rc;
+	rs->nspikes = logged;
+	rs->spikes = calloc(logged ? logged : 1, sizeof(*rs->spikes));
+	if (!rs->spikes)
+		return -ENOMEM;
+	for (size_t i = 0; i < logged; i++)
+		rs->spikes[i] = (struct series_spike){ .t_ns = COL(t, i),
+						       .latency_ns = COL(lat, i),
+						       .phase = (uint32_t)COL(ph, i) };
+	return 0;
+}
+
+/* Optional sections (reports from before the time series have none). */
+static int read_series(struct rd *rd, struct report *r, json_t *root)
+{
+	json_t *a = json_object_get(root, "series"), *o;
+	json_t *an = json_object_get(root, "analysis");
+	size_t i;
+	int rc;
+
+	if (an && !json_is_object(an))
+		return fail(rd, "analysis", "is not an object");
+	r->analysis = json_incref(an);
+	if (!a)
+		return 0;
+	if (!json_is_array(a))
+		return fail(rd, "series", "is not an array");
+	json_array_foreach (a, i, o)
+		if ((rc = read_one_series(rd, r, o, i)))
+			return rc;
+	return 0;
+}
+
 static int read_root(struct rd *rd, struct report *r, json_t *root)
 {
 	json_t *tool = json_object_get(root, "tool"), *run = json_object_get(root, "run");
@@ -225,9 +334,10 @@ static int read_root(struct rd *rd, struct report *r, json_t *root)
 	r->phases = json_incref(json_object_get(root, "phases"));
 	if (!json_is_array(r->loads) || !json_is_array(r->phases))
 		return fail(rd, "loads/phases", "missing or not an array");
-	if ((rc = read_results(rd, r, root, "results", false)))
+	if ((rc = read_results(rd, r, root, "results", false)) ||
+	    (rc = read_results(rd, r, root, "aggregates", true)))
 		return rc;
-	return read_results(rd, r, root, "aggregates", true);
+	return read_series(rd, r, root);
 }
 
 int report_json_read(const char *path, struct report *r, char *err, size_t errlen)

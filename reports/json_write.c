@@ -90,6 +90,46 @@ static json_t *results_json(const struct report_result *res, size_t n)
 	return a;
 }
 
+/* An array of n values taken from a struct array by `get`. */
+#define COLUMN(arr, n, expr)                                   \
+	({                                                     \
+		json_t *col_ = json_array();                   \
+		for (size_t i_ = 0; col_ && i_ < (n); i_++) {  \
+			__typeof__(&(arr)[0]) e = &(arr)[i_];  \
+			json_array_append_new(col_, ns(expr)); \
+		}                                              \
+		col_;                                          \
+	})
+
+static json_t *series_json(const struct report_series *rs)
+{
+	json_t *o = json_object();
+	bool thr = rs->threshold_ns != 0;
+
+	json_object_set_new(o, "probe", json_string(rs->probe));
+	json_object_set_new(o, "cpu", json_integer(rs->cpu));
+	json_object_set_new(o, "interval_ns", ns(rs->interval_ns));
+	json_object_set_new(o, "stalls", ns(rs->stalls));
+	json_object_set_new(o, "intervals",
+			    json_pack("{s:I, s:o, s:o, s:o, s:o}", "n", (json_int_t)rs->n, "count",
+				      COLUMN(rs->v, rs->n, e->count), "max_ns",
+				      COLUMN(rs->v, rs->n, e->max_ns), "spikes",
+				      COLUMN(rs->v, rs->n, e->spikes), "missed",
+				      COLUMN(rs->v, rs->n, e->missed)));
+	json_object_set_new(
+	    o, "spike_log",
+	    json_pack("{s:o, s:o, s:I, s:I, s:I, s:I, s:o, s:o, s:o}", "threshold_ns",
+		      thr ? ns(rs->threshold_ns) : json_null(), "threshold_at_ns",
+		      thr ? ns(rs->threshold_at_ns) : json_null(), "total",
+		      (json_int_t)rs->spikes_total, "logged", (json_int_t)rs->nspikes,
+		      "overwritten", (json_int_t)rs->spikes_overwritten, "not_logged",
+		      (json_int_t)rs->spikes_unlogged, "t_ns",
+		      COLUMN(rs->spikes, rs->nspikes, e->t_ns), "latency_ns",
+		      COLUMN(rs->spikes, rs->nspikes, e->latency_ns), "phase",
+		      COLUMN(rs->spikes, rs->nspikes, e->phase)));
+	return o;
+}
+
 json_t *report_json(const struct report *r)
 {
 	json_t *root = json_object(), *argv = json_array(), *warnings = json_array();
@@ -127,30 +167,72 @@ json_t *report_json(const struct report *r)
 	json_object_set_new(root, "histogram_layout", histogram_layout());
 	json_object_set_new(root, "results", results);
 	json_object_set_new(root, "aggregates", aggregates);
+	if (r->analysis)
+		json_object_set(root, "analysis", r->analysis);
+	if (r->nseries) {
+		json_t *series = json_array();
+		for (size_t i = 0; series && i < r->nseries; i++)
+			json_array_append_new(series, series_json(&r->series[i]));
+		json_object_set_new(root, "series", series);
+	}
 	return root;
+}
+
+/* jansson indents every array element onto its own line, which makes a
+ * day of one-second intervals tens of megabytes.  The series go last, one
+ * compact line per series, spliced into the indented text.  Returns the
+ * text (malloc'd, newline-terminated) or NULL. */
+static char *dump_report(json_t *root)
+{
+	json_t *series = json_incref(json_object_get(root, "series"));
+	char *text, *out = NULL;
+	size_t len, cap;
+	FILE *f;
+
+	json_object_del(root, "series");
+	text = json_dumps(root, JSON_INDENT(2));
+	if (!text || !(f = open_memstream(&out, &cap))) {
+		free(text);
+		json_decref(series);
+		return NULL;
+	}
+	len = strlen(text);
+	if (series && len && text[len - 1] == '}') {
+		size_t i;
+		json_t *s;
+		fprintf(f, "%.*s,\n  \"series\": [", (int)(len - 2), text);
+		json_array_foreach (series, i, s) {
+			char *one = json_dumps(s, JSON_COMPACT);
+			fprintf(f, "%s\n    %s", i ? "," : "", one ? one : "null");
+			free(one);
+		}
+		fputs("\n  ]\n}\n", f);
+	} else {
+		fprintf(f, "%s\n", text);
+	}
+	free(text);
+	json_decref(series);
+	if (fclose(f) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
 }
 
 int report_json_write(const struct report *r, const char *path)
 {
 	json_t *root = report_json(r);
-	char *text;
+	char *out;
+	size_t len;
 	int rc;
 
 	if (!root)
 		return -ENOMEM;
-	text = json_dumps(root, JSON_INDENT(2));
+	out = dump_report(root);
 	json_decref(root);
-	if (!text)
+	if (!out)
 		return -ENOMEM;
-	/* A trailing newline: the file is also read by people and by cat. */
-	size_t len = strlen(text);
-	char *out = realloc(text, len + 2);
-	if (!out) {
-		free(text);
-		return -ENOMEM;
-	}
-	out[len++] = '\n';
-	out[len] = '\0';
+	len = strlen(out);
 	if (strcmp(path, "-") == 0)
 		rc = fwrite(out, 1, len, stdout) == len && fflush(stdout) == 0 ? 0 : -EIO;
 	else

@@ -56,6 +56,33 @@ static void phase_rows(FILE *out, const struct report *r, const char *phase)
 			row(out, &r->aggregates[i]);
 }
 
+/* Spikes and recurring patterns, one line per series that has spikes:
+ * "timer cpu 1: 23 spikes > 512.0 us; every 20.000 s (+-0.4 ms), 67 %". */
+static void spikes_print(const struct report *r, FILE *out)
+{
+	json_t *per = json_object_get(r->analysis, "periodicity");
+
+	for (size_t i = 0; i < r->nseries; i++) {
+		const struct report_series *rs = &r->series[i];
+		json_t *a = json_array_get(per, i), *p;
+		size_t k;
+
+		if (!rs->threshold_ns || !rs->spikes_total)
+			continue;
+		fprintf(out, "spikes: %s cpu %d: %llu > %.1f us", rs->probe, rs->cpu,
+			(unsigned long long)rs->spikes_total, (double)rs->threshold_ns / 1000.0);
+		json_array_foreach (json_object_get(a, "patterns"), k, p)
+			fprintf(out, "; every %.3f s (+-%.1f ms) at +%.3f s, %.0f %% of them",
+				(double)json_integer_value(json_object_get(p, "period_ns")) / 1e9,
+				(double)json_integer_value(json_object_get(p, "jitter_ns")) / 1e6,
+				(double)json_integer_value(json_object_get(p, "phase_ns")) / 1e9,
+				100 * json_number_value(json_object_get(p, "explained")));
+		if (!json_array_size(json_object_get(a, "patterns")))
+			fprintf(out, "; no periodic pattern");
+		fputc('\n', out);
+	}
+}
+
 void report_text_print(const struct report *r, FILE *out)
 {
 	fprintf(out, "rtsoak %s: %s, %.1f s, %s%s\n", r->tool_version ? r->tool_version : "?",
@@ -83,6 +110,7 @@ void report_text_print(const struct report *r, FILE *out)
 		fprintf(out, "all phases:\n");
 		phase_rows(out, r, "all");
 	}
+	spikes_print(r, out);
 	for (size_t i = 0; i < r->nwarnings; i++)
 		fprintf(out, "warning: %s\n", r->warnings[i]);
 }

@@ -63,6 +63,12 @@ void cli_usage(FILE *out)
 	    "      --phase-duration T length of one phase with --schedule rotate (default 30s)\n"
 	    "      --checkpoint T     rewrite the report (status running) this often; 0: never\n"
 	    "                         (default 60s; SIGUSR1 forces one)\n"
+	    "      --series-interval T  time-series resolution (default 1s, longer when --duration\n"
+	    "                         would exceed --series-limit intervals)\n"
+	    "      --series-limit N   intervals kept per result; beyond, pairs merge (default 100000)\n"
+	    "      --spike-threshold T|auto  log samples above T; a bare number is us (default auto:\n"
+	    "                         10 x the median of each result's first 5 s)\n"
+	    "      --prom FILE        write OpenMetrics text (node_exporter textfile) every second\n"
 	    "      --net-interval T   net probe: datagram period; a bare number is us (default 1ms)\n"
 	    "      --net-family 4|6   net probe: IP version (default 4 on loopback, else the target's)\n"
 	    "      --net-timeout T    net probe: later answers are late; a bare number is ms (default 1s)\n"
@@ -87,6 +93,10 @@ enum {
 	OPT_SCHEDULE,
 	OPT_PHASE,
 	OPT_CHECKPOINT,
+	OPT_SERIES_INTERVAL,
+	OPT_SERIES_LIMIT,
+	OPT_SPIKE_THRESHOLD,
+	OPT_PROM,
 	OPT_NET_INTERVAL,
 	OPT_NET_FAMILY,
 	OPT_NET_TIMEOUT,
@@ -114,6 +124,10 @@ static const struct option run_options[] = {
 	{ "schedule", required_argument, NULL, OPT_SCHEDULE },
 	{ "phase-duration", required_argument, NULL, OPT_PHASE },
 	{ "checkpoint", required_argument, NULL, OPT_CHECKPOINT },
+	{ "series-interval", required_argument, NULL, OPT_SERIES_INTERVAL },
+	{ "series-limit", required_argument, NULL, OPT_SERIES_LIMIT },
+	{ "spike-threshold", required_argument, NULL, OPT_SPIKE_THRESHOLD },
+	{ "prom", required_argument, NULL, OPT_PROM },
 	{ "net-interval", required_argument, NULL, OPT_NET_INTERVAL },
 	{ "net-family", required_argument, NULL, OPT_NET_FAMILY },
 	{ "net-timeout", required_argument, NULL, OPT_NET_TIMEOUT },
@@ -376,6 +390,7 @@ int cli_parse_run(struct run_config *cfg, int argc, char **argv)
 	parse_probes(cfg, CLI_DEFAULT_PROBES);
 	cfg->phase_ns = 30 * NSEC_PER_SEC;
 	cfg->checkpoint_ns = 60 * NSEC_PER_SEC;
+	cfg->series_limit = SERIES_LIMIT_DEFAULT;
 	cfg->net_interval_ns = DEFAULT_INTERVAL_NS;
 	cfg->net_timeout_ns = 1 * NSEC_PER_SEC;
 	cfg->net_sender_cpu = -1;
@@ -495,6 +510,34 @@ int cli_parse_run(struct run_config *cfg, int argc, char **argv)
 					   sizeof(err)))
 				goto bad;
 			break;
+		case OPT_SERIES_INTERVAL:
+			if (parse_duration(optarg, NSEC_PER_SEC, &cfg->series_ns, err, sizeof(err)))
+				goto bad;
+			if (cfg->series_ns < NSEC_PER_MSEC) {
+				snprintf(err, sizeof(err), "'%s' is below the 1ms minimum", optarg);
+				goto bad;
+			}
+			cfg->series_given = true;
+			break;
+		case OPT_SERIES_LIMIT:
+			if (parse_u64(optarg, SERIES_LIMIT_MIN, 100000000, &cfg->series_limit, err,
+				      sizeof(err)))
+				goto bad;
+			break;
+		case OPT_SPIKE_THRESHOLD:
+			cfg->spike_threshold = SERIES_THRESHOLD_AUTO;
+			if (strcmp(optarg, "auto") != 0 &&
+			    parse_duration(optarg, NSEC_PER_USEC, &cfg->spike_threshold, err,
+					   sizeof(err)))
+				goto bad;
+			break;
+		case OPT_PROM:
+			if (!*optarg || snprintf(cfg->prom, sizeof(cfg->prom), "%s", optarg) >=
+					    (int)sizeof(cfg->prom)) {
+				snprintf(err, sizeof(err), "the path is empty or too long");
+				goto bad;
+			}
+			break;
 		case OPT_PHASE:
 			if (parse_duration(optarg, NSEC_PER_SEC, &cfg->phase_ns, err, sizeof(err)))
 				goto bad;
@@ -588,6 +631,18 @@ int cli_parse_run(struct run_config *cfg, int argc, char **argv)
 		cli_error("--output: cannot create '%s': %s", cfg->output, strerror(-rc));
 		return EXIT_USAGE;
 	}
+	if (cfg->prom[0] && (rc = util_check_writable(cfg->prom)) < 0) {
+		cli_error("--prom: cannot create '%s': %s", cfg->prom, strerror(-rc));
+		return EXIT_USAGE;
+	}
+	if (!cfg->series_given) {
+		/* 1 s, or coarser when the run would not fit in the limit: a
+		 * whole number of seconds, so intervals line up with the clock. */
+		uint64_t fit = cfg->duration_ns / cfg->series_limit + 1;
+		cfg->series_ns = NSEC_PER_SEC;
+		if (fit > NSEC_PER_SEC)
+			cfg->series_ns = (fit + NSEC_PER_SEC - 1) / NSEC_PER_SEC * NSEC_PER_SEC;
+	}
 	cfg->argc = argc;
 	cfg->argv = argv;
 	return -1;
@@ -642,6 +697,12 @@ json_t *cli_config_json(const struct run_config *cfg)
 			    cfg->checkpoint_ns && strcmp(cfg->output, "-")
 				? json_integer((json_int_t)cfg->checkpoint_ns)
 				: json_null());
+	json_object_set_new(c, "series_interval_ns", json_integer((json_int_t)cfg->series_ns));
+	json_object_set_new(c, "series_limit", json_integer((json_int_t)cfg->series_limit));
+	json_object_set_new(c, "spike_threshold_ns",
+			    cfg->spike_threshold ? json_integer((json_int_t)cfg->spike_threshold)
+						 : json_string("auto"));
+	json_object_set_new(c, "prom", cfg->prom[0] ? json_string(cfg->prom) : json_null());
 	json_object_set_new(c, "phase_duration_ns",
 			    cfg->rotate ? json_integer((json_int_t)cfg->phase_ns) : json_null());
 	/* net probe settings; null: chosen at run time (see the net results' counters) */

@@ -51,6 +51,11 @@ struct run_config {
 	bool rotate;		/* --schedule rotate */
 	uint64_t phase_ns;	/* --phase-duration */
 	uint64_t checkpoint_ns; /* --checkpoint: 0 never (and never with --output -) */
+	uint64_t series_ns;	/* --series-interval (resolved: never 0 after parsing) */
+	bool series_given;
+	uint64_t series_limit;	  /* --series-limit: intervals kept per result */
+	uint64_t spike_threshold; /* --spike-threshold: 0 auto (SERIES_AUTO_*) */
+	char prom[PATH_MAX];	  /* --prom: OpenMetrics textfile; "" none */
 	/* net probe (--net-*): read by its configure hook. */
 	uint64_t net_interval_ns;
 	uint64_t net_timeout_ns;

@@ -45,16 +45,18 @@ static int cmd_sysinfo(int argc, char **argv)
 	return EXIT_OK;
 }
 
-/* rtsoak report FILE [--json OUT]: read a report back into the model and
- * render it.  --json re-emits it through the writer (a round trip). */
+/* rtsoak report FILE [--json OUT] [--prom OUT]: read a report back into the
+ * model and render it.  --json re-emits it through the writer (a round trip),
+ * --prom writes the Prometheus textfile that `run --prom` keeps current. */
 static int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", required_argument, NULL, 'j' },
+		{ "prom", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *json_out = NULL;
+	const char *json_out = NULL, *prom_out = NULL;
 	struct report r;
 	char err[512];
 	int opt, rc;
@@ -66,8 +68,11 @@ static int cmd_report(int argc, char **argv)
 		case 'j':
 			json_out = optarg;
 			break;
+		case 'p':
+			prom_out = optarg;
+			break;
 		case 'h':
-			puts("usage: rtsoak report FILE.json [--json OUT]");
+			puts("usage: rtsoak report FILE.json [--json OUT] [--prom OUT]");
 			return EXIT_OK;
 		case ':':
 			cli_error("report: %s needs a value", argv[optind - 1]);
@@ -79,7 +84,8 @@ static int cmd_report(int argc, char **argv)
 	}
 	if (argc - optind != 1) {
 		cli_error(
-		    "report: expected one report file (usage: rtsoak report FILE.json [--json OUT])");
+		    "report: expected one report file (usage: rtsoak report FILE.json [--json OUT] "
+		    "[--prom OUT])");
 		return EXIT_USAGE;
 	}
 	if ((rc = report_json_read(argv[optind], &r, err, sizeof(err))) < 0) {
@@ -93,9 +99,17 @@ static int cmd_report(int argc, char **argv)
 			report_free(&r);
 			return EXIT_USAGE;
 		}
-	} else {
-		report_text_print(&r, stdout);
 	}
+	if (prom_out) {
+		rc = report_prom_write(&r, prom_out);
+		if (rc < 0) {
+			cli_error("report: --prom: cannot write '%s': %s", prom_out, strerror(-rc));
+			report_free(&r);
+			return EXIT_USAGE;
+		}
+	}
+	if (!json_out && !prom_out)
+		report_text_print(&r, stdout);
 	report_free(&r);
 	return EXIT_OK;
 }

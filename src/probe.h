@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "recorder.h"
+#include "series.h"
 
 #define PROBE_MAX_RESULTS 4
 /* idle + one phase per load in `--schedule rotate` */
@@ -91,6 +92,9 @@ struct probe_thread {
 	 * it, probes read it with a relaxed load once per sample. */
 	const unsigned *phase;
 	struct recorder *rec[PROBE_MAX_RESULTS][PROBE_MAX_PHASES];
+	/* The time series and spike feed of the first result (timer, net,
+	 * net.rtt): the net probe's split parts have none. */
+	struct series_feed *feed;
 	unsigned nrec, nphases;
 	pthread_t thread;
 	pid_t tid;  /* kernel thread id, for the report and for tests */
@@ -106,6 +110,18 @@ static inline bool probe_should_stop(const struct probe_thread *t)
 static inline unsigned probe_phase(const struct probe_thread *t)
 {
 	return __atomic_load_n(t->phase, __ATOMIC_RELAXED);
+}
+
+/* Record one sample of result k in phase ph: for the first result the time
+ * series and spike log first (see series_note), then the recorder.  `at` is
+ * the sample's time since the run's start.  k is a constant at every call
+ * site, so the test costs nothing. */
+static inline void probe_record(struct probe_thread *t, unsigned k, unsigned ph, uint64_t latency,
+				uint64_t at)
+{
+	if (k == 0)
+		series_note(t->feed, latency, at);
+	recorder_add(t->rec[k][ph], latency, at);
 }
 
 /* The registry: a NULL-terminated table. */

@@ -524,7 +524,7 @@ static int net_local_run(struct probe_thread *t)
 		s->received++;
 		const unsigned ph = probe_phase(t);
 		const uint64_t at = now - t->t0_ns;
-		recorder_add(t->rec[NET_TOTAL][ph], total, at);
+		probe_record(t, NET_TOTAL, ph, total, at);
 		uint64_t krx_rt = net_rx_timestamp(&msg);
 		if (__builtin_expect(!krx_rt, 0)) {
 			s->untimestamped++; /* no split for this one */
@@ -546,8 +546,8 @@ static int net_local_run(struct probe_thread *t)
 				st = (uint64_t)stack;
 			}
 			wk = total - st;
-			recorder_add(t->rec[NET_STACK][ph], st, at);
-			recorder_add(t->rec[NET_WAKEUP][ph], wk, at);
+			probe_record(t, NET_STACK, ph, st, at);
+			probe_record(t, NET_WAKEUP, ph, wk, at);
 		}
 		n++;
 	}
@@ -682,7 +682,7 @@ static int net_remote_run(struct probe_thread *t)
 			continue;
 		}
 		s->received++;
-		recorder_add(t->rec[0][probe_phase(t)], rtt, now - t->t0_ns);
+		probe_record(t, 0, probe_phase(t), rtt, now - t->t0_ns);
 	}
 	/* Unanswered at the end, but sent so recently that the answer may
 	 * still come -- within twice the slowest answer seen, at most the

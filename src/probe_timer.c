@@ -62,8 +62,8 @@ static int timer_run(struct probe_thread *t)
 			return -rc;
 		}
 		uint64_t now = ts_ns(&now_ts);
-		struct recorder *r = t->rec[0][probe_phase(t)];
-		recorder_add(r, now - next, next - t->t0_ns);
+		const unsigned ph = probe_phase(t);
+		probe_record(t, 0, ph, now - next, next - t->t0_ns);
 		left--;
 		next += interval;
 		dl.tv_sec += step_s;
@@ -74,7 +74,7 @@ static int timer_run(struct probe_thread *t)
 		}
 		if (__builtin_expect(now >= next, 0)) {
 			uint64_t missed = (now - next) / interval + 1;
-			recorder_add_missed(r, missed);
+			recorder_add_missed(t->rec[0][ph], missed);
 			next += missed * interval;
 			ns_ts(next, &dl);
 		}

@@ -5,11 +5,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef HAVE_NUMA
-#include <numa.h>
-#endif
 
 #include "recorder.h"
+#include "rt.h"
 
 void recorder_init(struct recorder *r, unsigned top_k, struct recorder_sample *top_storage)
 {
@@ -29,25 +27,11 @@ void recorder_init(struct recorder *r, unsigned top_k, struct recorder_sample *t
 struct recorder *recorder_alloc(unsigned top_k, int cpu)
 {
 	size_t size = sizeof(struct recorder) + (size_t)top_k * sizeof(struct recorder_sample);
-	struct recorder *r = NULL;
-	bool on_numa = false;
+	bool on_numa;
+	struct recorder *r = rt_alloc_local(size, cpu, &on_numa);
 
-	size = (size + 63) & ~(size_t)63;
-#ifdef HAVE_NUMA
-	if (cpu >= 0 && numa_available() >= 0) {
-		int node = numa_node_of_cpu(cpu);
-		if (node >= 0) {
-			r = numa_alloc_onnode(size, node);
-			on_numa = r != NULL;
-		}
-	}
-#else
-	(void)cpu;
-#endif
-	if (!r && posix_memalign((void **)&r, 64, size) != 0)
+	if (!r)
 		return NULL;
-	/* Touch every page now so the probe never takes a fault on it. */
-	memset(r, 0, size);
 	r->alloc_size = size;
 	r->on_numa = on_numa;
 	recorder_init(r, top_k, (struct recorder_sample *)(r + 1));
@@ -56,15 +40,8 @@ struct recorder *recorder_alloc(unsigned top_k, int cpu)
 
 void recorder_free(struct recorder *r)
 {
-	if (!r)
-		return;
-#ifdef HAVE_NUMA
-	if (r->on_numa) {
-		numa_free(r, r->alloc_size);
-		return;
-	}
-#endif
-	free(r);
+	if (r)
+		rt_free_local(r, r->alloc_size, r->on_numa);
 }
 
 static void top_sift_down(struct recorder_sample *h, unsigned n, unsigned i)

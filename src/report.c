@@ -189,6 +189,22 @@ int report_build_aggregates(struct report *r)
 	return 0;
 }
 
+struct report_series *report_add_series(struct report *r, const char *probe, int cpu)
+{
+	struct report_series *a = realloc(r->series, (r->nseries + 1) * sizeof(*a)), *s;
+
+	if (!a)
+		return NULL;
+	r->series = a;
+	s = &a[r->nseries];
+	memset(s, 0, sizeof(*s));
+	s->cpu = cpu;
+	if (!(s->probe = strdup(probe)))
+		return NULL;
+	r->nseries++;
+	return s;
+}
+
 static void result_free(struct report_result *res)
 {
 	json_decref(res->counters);
@@ -208,6 +224,16 @@ void report_clear_results(struct report *r, size_t keep_warnings)
 	free(r->aggregates);
 	r->results = r->aggregates = NULL;
 	r->nresults = r->naggregates = 0;
+	for (size_t i = 0; i < r->nseries; i++) {
+		free(r->series[i].probe);
+		free(r->series[i].v);
+		free(r->series[i].spikes);
+	}
+	free(r->series);
+	r->series = NULL;
+	r->nseries = 0;
+	json_decref(r->analysis);
+	r->analysis = NULL;
 	while (r->nwarnings > keep_warnings)
 		free(r->warnings[--r->nwarnings]);
 	json_decref(r->config);

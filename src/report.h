@@ -1,7 +1,7 @@
 /* report: the one in-memory model of a run's results.
  *
  * Every output format is a view of this model (reports/json_write.c,
- * reports/text.c, later HTML and OpenMetrics), and reports/json_read.c
+ * reports/text.c, reports/prom.c, later HTML), and reports/json_read.c
  * rebuilds it from a JSON file, so `rtsoak report FILE` and compare work on
  * exactly what a run wrote.  Statistics are stored as computed at the end
  * of the run, not recomputed on read, so a read/write round trip is exact.
@@ -19,6 +19,7 @@
 
 #include "histogram.h"
 #include "recorder.h"
+#include "series.h"
 
 #define REPORT_SCHEMA "rtsoak-report/1"
 #define REPORT_CPU_ALL (-1)
@@ -52,6 +53,20 @@ struct report_result {
 	json_t *counters;
 };
 
+/* One result's time series and spike log (series.h), for the first
+ * result of each probe (timer, net, net.rtt) on each CPU. */
+struct report_series {
+	char *probe;
+	int cpu;
+	uint64_t interval_ns;
+	struct series_interval *v;
+	size_t n;
+	uint64_t threshold_ns, threshold_at_ns; /* 0: no threshold was set */
+	uint64_t spikes_total, spikes_overwritten, spikes_unlogged, stalls;
+	struct series_spike *spikes;
+	size_t nspikes;
+};
+
 struct report {
 	char *tool_version;
 	char **argv;
@@ -70,6 +85,9 @@ struct report {
 	size_t nresults;
 	struct report_result *aggregates;
 	size_t naggregates;
+	struct report_series *series;
+	size_t nseries;
+	json_t *analysis; /* analysis.c: derived from the above */
 };
 
 const char *report_status_name(enum report_status s);
@@ -83,6 +101,8 @@ struct report_result *report_add_result(struct report *r, bool aggregate, const 
 					int cpu, const char *phase);
 /* Fill a result's statistics from a recorder. */
 int report_result_from_recorder(struct report_result *res, const struct recorder *rec);
+/* Append an empty series (NULL on ENOMEM); it owns a copy of probe. */
+struct report_series *report_add_series(struct report *r, const char *probe, int cpu);
 /* Build one aggregate per (probe, phase) over all CPUs of r->results.
  * top lists are merged (the K largest over CPUs, K = the largest ntop). */
 int report_build_aggregates(struct report *r);
@@ -95,6 +115,9 @@ void report_free(struct report *r);
 /* Views (reports/).  Each returns 0 or -errno. */
 json_t *report_json(const struct report *r);
 int report_json_write(const struct report *r, const char *path) __attribute__((warn_unused_result));
+/* Prometheus text format 0.0.4 for node_exporter's textfile collector, written atomically (or
+ * to stdout for "-") so that a scrape never sees half a file. */
+int report_prom_write(const struct report *r, const char *path) __attribute__((warn_unused_result));
 /* Read a report written by report_json_write.  On error returns -EINVAL
  * (or -errno) with a one-line reason in err. */
 int report_json_read(const char *path, struct report *r, char *err, size_t errlen)

@@ -11,7 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
+#ifdef HAVE_NUMA
+#include <numa.h>
+#endif
 
 #include "rt.h"
 #include "util.h"
@@ -41,6 +45,33 @@ int rt_check_fifo(int priority, char *err, size_t errlen)
 	return 0;
 }
 
+/* CAP_IPC_LOCK (bit 14) in the effective set, from /proc/self/status. */
+static bool has_ipc_lock(void)
+{
+	char line[256];
+	unsigned long long caps = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			break;
+	fclose(f);
+	return caps & (1ull << 14);
+}
+
+/* Set when rt_lock_memory() could lock only what existed (it returned 2). */
+static bool lock_current_only;
+
+int rt_lock_memory_again(void)
+{
+	/* Never after MCL_FUTURE: mlockall(MCL_CURRENT) would clear it. */
+	if (!lock_current_only)
+		return 0;
+	return mlockall(MCL_CURRENT) ? -errno : 0;
+}
+
 int rt_lock_memory(char *err, size_t errlen)
 {
 #ifdef RT_ASAN
@@ -48,8 +79,28 @@ int rt_lock_memory(char *err, size_t errlen)
 	(void)errlen;
 	return 1;
 #else
-	if (mlockall(MCL_CURRENT | MCL_FUTURE) == 0)
-		return 0;
+	struct rlimit rl;
+	int flags = MCL_CURRENT | MCL_FUTURE;
+
+	/* With a finite RLIMIT_MEMLOCK and no CAP_IPC_LOCK, MCL_FUTURE makes
+	 * every allocation past the limit fail -- hours into a run, when a
+	 * checkpoint grows.  Lock what exists now and again once the probes
+	 * have allocated (rt_lock_memory_again); later housekeeping memory
+	 * stays unlocked, which the probes never touch. */
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && !has_ipc_lock())
+		flags = MCL_CURRENT;
+	if (mlockall(flags) == 0) {
+		if (flags & MCL_FUTURE)
+			return 0;
+		lock_current_only = true;
+		snprintf(
+		    err, errlen,
+		    "RLIMIT_MEMLOCK is %llu KiB and there is no CAP_IPC_LOCK: memory is locked "
+		    "after set-up, not what the housekeeping thread allocates later ('ulimit -l "
+		    "unlimited' to lock everything)",
+		    (unsigned long long)rl.rlim_cur / 1024);
+		return 2;
+	}
 	int e = errno;
 	snprintf(err, errlen,
 		 "cannot lock memory (mlockall): %s (run as root, grant CAP_IPC_LOCK, or raise "
@@ -137,4 +188,44 @@ int rt_thread_create(pthread_t *thread, int cpu, int priority, size_t stack, voi
 	pthread_attr_destroy(&attr);
 	CPU_FREE(cs);
 	return rc;
+}
+
+void *rt_alloc_local(size_t size, int cpu, bool *on_numa)
+{
+	void *p = NULL;
+
+	*on_numa = false;
+	size = (size + 63) & ~(size_t)63;
+#ifdef HAVE_NUMA
+	if (cpu >= 0 && numa_available() >= 0) {
+		int node = numa_node_of_cpu(cpu);
+		if (node >= 0) {
+			p = numa_alloc_onnode(size, node);
+			*on_numa = p != NULL;
+		}
+	}
+#else
+	(void)cpu;
+#endif
+	if (!p && posix_memalign(&p, 64, size) != 0)
+		return NULL;
+	/* Touch every page now so the probe never takes a fault on it. */
+	memset(p, 0, size);
+	return p;
+}
+
+void rt_free_local(void *p, size_t size, bool on_numa)
+{
+	if (!p)
+		return;
+#ifdef HAVE_NUMA
+	if (on_numa) {
+		numa_free(p, (size + 63) & ~(size_t)63);
+		return;
+	}
+#else
+	(void)size;
+	(void)on_numa;
+#endif
+	free(p);
 }

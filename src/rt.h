@@ -6,6 +6,7 @@
 #define RTSOAK_RT_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,8 +18,11 @@ int rt_check_fifo(int priority, char *err, size_t errlen);
 
 /* mlockall(MCL_CURRENT | MCL_FUTURE).  0 or -errno + message.  Skipped
  * (returns 1) in AddressSanitizer builds, whose terabytes of shadow memory
- * cannot be locked. */
+ * cannot be locked.  Returns 2 with a message when RLIMIT_MEMLOCK is finite
+ * and CAP_IPC_LOCK missing: then only MCL_CURRENT, and the caller locks
+ * again with rt_lock_memory_again() once the probes have allocated. */
 int rt_lock_memory(char *err, size_t errlen);
+int rt_lock_memory_again(void);
 
 /* Open /dev/cpu_dma_latency and write `usec`; the returned fd must stay open
  * for the request to hold.  fd, or -errno + message. */
@@ -35,6 +39,13 @@ int rt_thread_create(pthread_t *thread, int cpu, int priority, size_t stack, voi
 
 /* Touch `bytes` of stack so that the probe never faults on it. */
 void rt_prefault_stack(size_t bytes);
+
+/* Allocate `size` zeroed, pre-faulted bytes, 64-byte aligned, on the NUMA
+ * node of `cpu` when built with libnuma and cpu >= 0 (first touch by the
+ * calling thread otherwise: call it from the probe thread after pinning).
+ * *on_numa says which allocator to give it back to.  NULL on ENOMEM. */
+void *rt_alloc_local(size_t size, int cpu, bool *on_numa);
+void rt_free_local(void *p, size_t size, bool on_numa);
 
 /* Read /proc/sys/kernel/sched_rt_runtime_us and _period_us; 0 or -errno. */
 int rt_throttling(long *runtime_us, long *period_us);

@@ -21,6 +21,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "phase.h"
 #include "probe.h"
 #include "progress.h"
@@ -36,6 +37,9 @@
 #define SESSION_KICK_SIGNAL SIGUSR2
 #define PROBE_STACK_SIZE (256 * 1024)
 #define PROBE_STACK_PREFAULT (64 * 1024)
+/* --prom rewrites the textfile this often: node_exporter reads it at each
+ * scrape, and a second is finer than any scrape interval. */
+#define PROM_EVERY_NS (1 * NSEC_PER_SEC)
 
 struct session {
 	struct run_config *cfg;
@@ -61,6 +65,12 @@ struct session {
 	int checkpoint_errno;
 	uint64_t last_checkpoint; /* CLOCK_MONOTONIC of the last good one, 0: none */
 	struct progress prog;
+	struct series *series; /* per thread: its first result's */
+	bool thresholds_set;
+	uint64_t warmup_ns; /* --spike-threshold auto: set after this long */
+	uint64_t next_prom;
+	unsigned prom_failures;
+	int prom_errno;
 };
 
 static void kick_handler(int sig)
@@ -94,6 +104,11 @@ static void *probe_main(void *arg)
 				rc = -ENOMEM;
 			}
 		}
+	if (!rc && !(t->feed = series_feed_alloc(t->cpu, s->cfg->series_ns, s->cfg->spike_threshold,
+						 t->rec[0], t->nphases, t->phase))) {
+		snprintf(t->err, sizeof(t->err), "cannot allocate the time series");
+		rc = -ENOMEM;
+	}
 	if (!rc && t->ops->prepare)
 		rc = t->ops->prepare(t);
 	if (rc && !t->err[0])
@@ -241,7 +256,7 @@ static void switch_phase(struct session *s, struct report *r)
 	phase_begin(&s->phases, next, t);
 }
 
-static int build_report(struct report *r, struct session *s, bool live);
+static int build_report(struct report *r, struct session *s, bool live, bool analysis);
 
 static void set_times(struct report *r, const struct session *s, uint64_t duration_ns)
 {
@@ -250,30 +265,140 @@ static void set_times(struct report *r, const struct session *s, uint64_t durati
 	util_iso8601(s->start_rt + duration_ns, r->end, sizeof(r->end));
 }
 
-/* Rewrite the report with everything measured so far, status "running",
- * so that a run killed in hour 23 still leaves 22 hours on disk.  A failed
- * write (disk full) keeps the previous checkpoint (the write is atomic)
- * and is retried at the next one. */
-static void checkpoint(struct session *s, struct report *r)
+/* The time series' housekeeping side: one per probe thread, fed by
+ * its first result.  Called once the probes' feeds exist. */
+static int series_start(struct session *s)
+{
+	const struct run_config *cfg = s->cfg;
+
+	s->series = calloc(s->nthreads, sizeof(*s->series));
+	if (!s->series)
+		return -ENOMEM;
+	for (unsigned i = 0; i < s->nthreads; i++)
+		if (series_init(&s->series[i], s->threads[i].feed, cfg->series_ns,
+				cfg->series_limit) < 0)
+			return -EINVAL;
+	/* --spike-threshold auto: after the first 5 s, or a quarter of a
+	 * shorter run, so that short runs get one too. */
+	s->warmup_ns = SERIES_AUTO_WARMUP_NS;
+	if (cfg->duration_ns && cfg->duration_ns < 4 * SERIES_AUTO_WARMUP_NS)
+		s->warmup_ns = cfg->duration_ns / 4;
+	s->thresholds_set = cfg->spike_threshold != SERIES_THRESHOLD_AUTO;
+	if (s->thresholds_set)
+		for (unsigned i = 0; i < s->nthreads; i++)
+			series_set_threshold(&s->series[i], cfg->spike_threshold, 0);
+	return 0;
+}
+
+/* SERIES_AUTO_FACTOR x the median so far of each thread's first result,
+ * over all phases; a result without samples yet is retried next time. */
+static void series_auto_thresholds(struct session *s, uint64_t at_ns)
+{
+	struct recorder *scratch = recorder_alloc(s->cfg->top_k, -1);
+	struct recorder *acc = recorder_alloc(s->cfg->top_k, -1);
+	bool all = true;
+
+	if (!scratch || !acc)
+		goto out;
+	for (unsigned i = 0; i < s->nthreads; i++) {
+		const struct probe_thread *t = &s->threads[i];
+		if (s->series[i].threshold_ns)
+			continue;
+		recorder_init(acc, s->cfg->top_k, (struct recorder_sample *)(acc + 1));
+		for (unsigned p = 0; p < t->nphases; p++) {
+			recorder_snapshot(scratch, t->rec[0][p]);
+			recorder_merge(acc, scratch);
+		}
+		if (!acc->count) {
+			all = false;
+			continue;
+		}
+		uint64_t median = histogram_percentile(&acc->hist, 50, acc->min, acc->max);
+		series_set_threshold(&s->series[i], SERIES_AUTO_FACTOR * median, at_ns);
+	}
+	s->thresholds_set = all;
+out:
+	recorder_free(scratch);
+	recorder_free(acc);
+}
+
+/* Housekeeping tick: move what the probes closed into the series. */
+static void series_tick(struct session *s, uint64_t now)
+{
+	for (unsigned i = 0; i < s->nthreads; i++)
+		(void)series_drain(&s->series[i]); /* ENOMEM: the ring keeps it for later */
+	if (!s->thresholds_set && now - s->t0 >= s->warmup_ns)
+		series_auto_thresholds(s, now - s->t0);
+}
+
+/* Copy the series into the report (the session keeps its own). */
+static int add_series(struct report *r, struct session *s)
+{
+	for (unsigned i = 0; s->series && i < s->nthreads; i++) {
+		const struct probe_thread *t = &s->threads[i];
+		const struct series *se = &s->series[i];
+		struct report_series *rs = report_add_series(r, t->pc->results[0], t->cpu);
+		if (!rs)
+			return -ENOMEM;
+		rs->interval_ns = series_interval_ns(se);
+		rs->n = se->n;
+		rs->threshold_ns = se->threshold_ns;
+		rs->threshold_at_ns = se->threshold_at_ns;
+		rs->spikes_total = se->spikes_total;
+		rs->spikes_overwritten = se->spikes_overwritten;
+		rs->spikes_unlogged = se->spikes_unlogged;
+		rs->stalls = __atomic_load_n(&se->feed->stalls, __ATOMIC_RELAXED);
+		rs->nspikes = se->nspikes;
+		rs->v = malloc((se->n ? se->n : 1) * sizeof(*rs->v));
+		rs->spikes = malloc((se->nspikes ? se->nspikes : 1) * sizeof(*rs->spikes));
+		if (!rs->v || !rs->spikes)
+			return -ENOMEM;
+		if (se->n)
+			memcpy(rs->v, se->v, se->n * sizeof(*rs->v));
+		if (se->nspikes)
+			memcpy(rs->spikes, se->spikes, se->nspikes * sizeof(*rs->spikes));
+	}
+	return 0;
+}
+
+/* Build the live report once and write what is due: the checkpoint, so
+ * that a run killed in hour 23 still leaves 22 hours on disk, and/or the
+ * OpenMetrics textfile.  A failed checkpoint (disk full) keeps the previous
+ * one (the write is atomic) and is retried at the next one. */
+static void publish(struct session *s, struct report *r, bool json, bool prom)
 {
 	size_t keep = r->nwarnings;
-	int rc;
+	int rc, wrc;
 
 	set_times(r, s, util_now_ns(CLOCK_MONOTONIC) - s->t0);
 	r->status = REPORT_RUNNING;
-	rc = build_report(r, s, true);
-	if (!rc)
-		rc = report_json_write(r, s->cfg->output);
-	report_clear_results(r, keep);
-	if (!rc)
-		s->last_checkpoint = util_now_ns(CLOCK_MONOTONIC);
-	if (rc < 0) {
-		progress_done(&s->prog);
-		s->checkpoint_failures++;
-		s->checkpoint_errno = -rc;
-		fprintf(stderr, "rtsoak: checkpoint of '%s' failed: %s (kept the previous one)\n",
-			s->cfg->output, strerror(-rc));
+	/* The analysis only goes into the JSON. */
+	rc = build_report(r, s, true, json);
+	if (json) {
+		wrc = rc ? rc : report_json_write(r, s->cfg->output);
+		if (!wrc) {
+			s->last_checkpoint = util_now_ns(CLOCK_MONOTONIC);
+		} else {
+			progress_done(&s->prog);
+			s->checkpoint_failures++;
+			s->checkpoint_errno = -wrc;
+			fprintf(stderr,
+				"rtsoak: checkpoint of '%s' failed: %s (kept the previous one)\n",
+				s->cfg->output, strerror(-wrc));
+		}
 	}
+	if (prom) {
+		wrc = rc ? rc : report_prom_write(r, s->cfg->prom);
+		/* Once a second: say it the first time, count the rest. */
+		if (wrc && !s->prom_failures++) {
+			progress_done(&s->prog);
+			fprintf(stderr, "rtsoak: --prom: cannot write '%s': %s (will retry)\n",
+				s->cfg->prom, strerror(-wrc));
+		}
+		if (wrc)
+			s->prom_errno = -wrc;
+	}
+	report_clear_results(r, keep);
 }
 
 /* Wait for the end of the run: duration, all probes done, or a signal;
@@ -287,6 +412,7 @@ static int wait_for_end(struct session *s, struct report *r)
 	bool can_checkpoint = strcmp(s->cfg->output, "-") != 0;
 	uint64_t every = s->cfg->checkpoint_ns;
 	uint64_t next_checkpoint = can_checkpoint && every ? t0 + every : UINT64_MAX;
+	uint64_t next_prom = s->cfg->prom[0] ? t0 + PROM_EVERY_NS : UINT64_MAX;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
@@ -304,9 +430,14 @@ static int wait_for_end(struct session *s, struct report *r)
 			next_switch += s->phases.phase_ns;
 			continue;
 		}
-		if (now >= next_checkpoint) {
-			checkpoint(s, r);
-			next_checkpoint += every;
+		series_tick(s, now);
+		if (now >= next_checkpoint || now >= next_prom) {
+			bool cp = now >= next_checkpoint, prom = now >= next_prom;
+			publish(s, r, cp, prom);
+			if (cp)
+				next_checkpoint += every;
+			if (prom)
+				next_prom = now + PROM_EVERY_NS;
 			continue;
 		}
 		progress_tick(&s->prog, now, s->threads, s->nthreads, s->last_checkpoint);
@@ -315,13 +446,15 @@ static int wait_for_end(struct session *s, struct report *r)
 		uint64_t until = deadline < next_switch ? deadline : next_switch;
 		if (next_checkpoint < until)
 			until = next_checkpoint;
+		if (next_prom < until)
+			until = next_prom;
 		uint64_t wait =
 		    until - now < 100 * NSEC_PER_MSEC ? until - now : 100 * NSEC_PER_MSEC;
 		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)wait };
 		int sig = sigtimedwait(&set, NULL, &ts);
 		if (sig == SIGUSR1) {
 			if (can_checkpoint)
-				checkpoint(s, r);
+				publish(s, r, true, false);
 			continue;
 		}
 		if (sig > 0)
@@ -421,7 +554,7 @@ out:
 	return rc;
 }
 
-static int build_report(struct report *r, struct session *s, bool live)
+static int build_report(struct report *r, struct session *s, bool live, bool analysis)
 {
 	struct run_config *cfg = s->cfg;
 	json_t *names = json_array();
@@ -440,17 +573,27 @@ static int build_report(struct report *r, struct session *s, bool live)
 	r->phases = phase_report(&s->phases, cfg);
 	if (!r->loads || !r->phases)
 		return -ENOMEM;
-	return build_results(r, s, live);
+	int rc = build_results(r, s, live);
+	if (!rc)
+		rc = add_series(r, s);
+	if (!rc && analysis && !(r->analysis = analysis_build(r)))
+		rc = -ENOMEM;
+	return rc;
 }
 
 static void free_threads(struct session *s)
 {
 	if (!s->threads)
 		return;
-	for (unsigned i = 0; i < s->nthreads; i++)
+	for (unsigned i = 0; i < s->nthreads; i++) {
 		for (unsigned k = 0; k < s->threads[i].nrec; k++)
 			for (unsigned p = 0; p < s->threads[i].nphases; p++)
 				recorder_free(s->threads[i].rec[k][p]);
+		series_feed_free(s->threads[i].feed);
+		if (s->series)
+			series_free(&s->series[i]);
+	}
+	free(s->series);
 	free(s->threads);
 }
 
@@ -502,7 +645,9 @@ static int check_environment(struct run_config *cfg, struct report *r, int *dma_
 		return EXIT_ENV;
 	}
 	rc = rt_lock_memory(err, sizeof(err));
-	if (rc == 1) {
+	if (rc == 2) {
+		report_warn(r, "%s", err);
+	} else if (rc == 1) {
 		report_warn(r, "built with AddressSanitizer: memory not locked (mlockall skipped)");
 	} else if (rc < 0) {
 		if (!cfg->no_rt) {
@@ -616,6 +761,18 @@ int session_run(struct run_config *cfg)
 		rc = EXIT_ENV;
 		goto out;
 	}
+	/* The probes' recorders and feeds exist now: lock them too when only
+	 * MCL_CURRENT was possible (rt_lock_memory). */
+	if ((rc = rt_lock_memory_again()) < 0)
+		report_warn(&r, "could not lock the probes' memory after set-up: %s",
+			    strerror(-rc));
+	if (series_start(&s) < 0) {
+		cli_error("out of memory for the time series");
+		open_gate(&s, -1, 0);
+		stop_threads(&s);
+		rc = EXIT_ENV;
+		goto out;
+	}
 	/* The first phase's loads run before the first sample: measure them
 	 * in their steady state, not their start-up. */
 	if (s.sup && (rc = load_supervisor_phase(s.sup, 0, 5000)) < 0)
@@ -637,9 +794,17 @@ int session_run(struct run_config *cfg)
 		failed = stop_threads(&s);
 	}
 	stop_families(&s);
+	for (unsigned i = 0; i < s.nthreads; i++)
+		if (series_flush(&s.series[i]) < 0)
+			report_warn(&r,
+				    "out of memory: the time series of %s on CPU %d is incomplete",
+				    s.threads[i].pc->results[0], s.threads[i].cpu);
 	set_times(&r, &s, util_now_ns(CLOCK_MONOTONIC) - t0);
 	phase_end(&s.phases, r.duration_ns);
 	load_supervisor_stop(s.sup);
+	if (s.prom_failures)
+		report_warn(&r, "%u write(s) of the --prom file '%s' failed (last: %s)",
+			    s.prom_failures, cfg->prom, strerror(s.prom_errno));
 	if (s.checkpoint_failures)
 		report_warn(&r, "%u checkpoint(s) could not be written (last: %s)",
 			    s.checkpoint_failures, strerror(s.checkpoint_errno));
@@ -647,7 +812,7 @@ int session_run(struct run_config *cfg)
 	if (sig)
 		report_warn(&r, "interrupted by %s", strsignal(sig));
 
-	if (build_report(&r, &s, false) < 0) {
+	if (build_report(&r, &s, false, true) < 0) {
 		cli_error("out of memory while building the report");
 		rc = EXIT_ENV;
 		goto out;
@@ -668,6 +833,8 @@ int session_run(struct run_config *cfg)
 		}
 		snprintf(cfg->output, sizeof(cfg->output), "%s", fallback);
 	}
+	if (cfg->prom[0] && (rc = report_prom_write(&r, cfg->prom)) < 0)
+		cli_error("--prom: cannot write '%s': %s", cfg->prom, strerror(-rc));
 	if (!cfg->quiet) {
 		FILE *out = strcmp(cfg->output, "-") == 0 ? stderr : stdout;
 		report_text_print(&r, out);

@@ -41,6 +41,52 @@ def invariants(rep):
                 yield "%s: top list not sorted or not headed by max" % where
 
 
+def series_invariants(rep):
+    final = rep["run"]["status"] != "running"
+    for i, se in enumerate(rep.get("series", [])):
+        where = "series[%d] (%s cpu %d)" % (i, se["probe"], se["cpu"])
+        iv, log = se["intervals"], se["spike_log"]
+        if any(len(iv[k]) != iv["n"] for k in ("count", "max_ns", "spikes", "missed")):
+            yield "%s: interval columns are not n long" % where
+            continue
+        if any(len(log[k]) != log["logged"] for k in ("t_ns", "latency_ns", "phase")):
+            yield "%s: spike log columns are not logged long" % where
+            continue
+        res = [r for r in rep["results"] if r["probe"] == se["probe"] and r["cpu"] == se["cpu"]]
+        whole = [r for r in res if r["phase"] == "all"] or res
+        if len(whole) != 1:
+            yield "%s: no single result for the whole run" % where
+            continue
+        whole = whole[0]
+        counted = sum(iv["count"])
+        # A checkpoint holds the intervals closed so far; the end holds all.
+        if counted > whole["count"] or (final and counted != whole["count"]):
+            yield "%s: intervals count %d samples, the result %d" % (where, counted,
+                                                                       whole["count"])
+        if final and sum(iv["missed"]) != whole["missed"]:
+            yield "%s: intervals miss %d, the result %d" % (where, sum(iv["missed"]),
+                                                             whole["missed"])
+        if whole["count"] and max(iv["max_ns"] or [0]) > whole["max_ns"]:
+            yield "%s: an interval max exceeds the result's max" % where
+        if final and whole["count"] and max(iv["max_ns"]) != whole["max_ns"]:
+            yield "%s: the largest interval max is not the result's max" % where
+        if any(m and not c for m, c in zip(iv["max_ns"], iv["count"])):
+            yield "%s: an empty interval has a max" % where
+        if sum(iv["spikes"]) != log["total"]:
+            yield "%s: intervals hold %d spikes, the log total is %d" % (
+                where, sum(iv["spikes"]), log["total"])
+        if final and log["total"] != log["logged"] + log["overwritten"] + log["not_logged"]:
+            yield "%s: spike total != logged + overwritten + not_logged" % where
+        thr = log["threshold_ns"]
+        if log["logged"] and (thr is None or min(log["latency_ns"]) <= thr):
+            yield "%s: a logged spike is not above the threshold" % where
+        if log["t_ns"] != sorted(log["t_ns"]):
+            yield "%s: spike log not in time order" % where
+        nph = len(rep["config"]["phases"])
+        if any(p >= nph for p in log["phase"]):
+            yield "%s: a spike's phase index is out of range" % where
+
+
 def main():
     schema = json.load(open(sys.argv[1]))
     validator = jsonschema.Draft202012Validator(schema)
@@ -56,7 +102,7 @@ def main():
         errors = list(validator.iter_errors(rep))
         for e in errors[:10]:
             print("%s: %s: %s" % (path, "/".join(str(p) for p in e.absolute_path), e.message))
-        problems = list(invariants(rep)) if not errors else []
+        problems = list(invariants(rep)) + list(series_invariants(rep)) if not errors else []
         for p in problems:
             print("%s: %s" % (path, p))
         bad += bool(errors or problems)

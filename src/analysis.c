@@ -1,0 +1,250 @@
+/* analysis: periodicity, worst intervals and top spikes (see analysis.h). */
+#include <config.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "periodicity.h"
+
+static json_t *ns(uint64_t v)
+{
+	return json_integer((json_int_t)v);
+}
+
+/* The probe's sampling period: the timing precision of its spike times. */
+static uint64_t probe_period(const struct report *r, const char *probe)
+{
+	const char *key = strncmp(probe, "net", 3) == 0 ? "net_interval_ns" : "interval_ns";
+	json_int_t v = json_integer_value(json_object_get(r->config, key));
+
+	return v > 0 ? (uint64_t)v : 1000;
+}
+
+static json_t *series_id(const struct report_series *rs)
+{
+	return json_pack("{s:s, s:i}", "probe", rs->probe, "cpu", rs->cpu);
+}
+
+static json_t *periodicity_json(const struct report *r, const struct report_series *rs)
+{
+	struct periodicity_pattern pat[ANALYSIS_MAX_PATTERNS];
+	json_t *o = series_id(rs), *pats = json_array();
+	bool complete = !rs->spikes_overwritten && !rs->spikes_unlogged;
+	double span = (double)r->duration_ns / 1e9, resolution;
+	const char *source;
+	size_t n = 0;
+	double *t;
+	int found;
+
+	if (!o || !pats)
+		goto fail;
+	/* Spike times when the log holds every spike; otherwise the intervals
+	 * that held spikes (coarser, but complete). */
+	if (complete) {
+		source = "spike log";
+		resolution = (double)probe_period(r, rs->probe) / 1e9;
+		t = malloc((rs->nspikes ? rs->nspikes : 1) * sizeof(*t));
+		for (size_t i = 0; t && i < rs->nspikes; i++)
+			t[n++] = (double)rs->spikes[i].t_ns / 1e9;
+	} else {
+		source = "intervals with spikes";
+		resolution = (double)rs->interval_ns / 1e9;
+		t = malloc((rs->n ? rs->n : 1) * sizeof(*t));
+		for (size_t i = 0; t && i < rs->n; i++)
+			if (rs->v[i].spikes)
+				t[n++] = ((double)i + 0.5) * resolution;
+	}
+	if (!t)
+		goto fail;
+	found = periodicity_find(t, n, span, resolution, pat, ANALYSIS_MAX_PATTERNS);
+	free(t);
+	if (found < 0)
+		found = 0;
+	for (int i = 0; i < found; i++)
+		json_array_append_new(
+		    pats,
+		    json_pack("{s:I, s:I, s:I, s:f, s:i, s:i, s:i, s:f}", "period_ns",
+			      (json_int_t)llround(pat[i].period_s * 1e9), "jitter_ns",
+			      (json_int_t)llround(pat[i].jitter_s * 1e9), "phase_ns",
+			      (json_int_t)llround(pat[i].phase_s * 1e9), "explained",
+			      round(pat[i].explained * 1e4) / 1e4, "matched", (int)pat[i].matched,
+			      "cycles", (int)pat[i].cycles, "cycles_hit", (int)pat[i].cycles_hit,
+			      "log10_p", round(pat[i].log10_p * 100) / 100));
+	json_object_set_new(o, "source", json_string(source));
+	json_object_set_new(o, "events", json_integer((json_int_t)n));
+	json_object_set_new(o, "verdict",
+			    json_string(!rs->threshold_ns ? "no spike threshold was set"
+					: found		  ? "periodic"
+					: n == 0	  ? "no spikes"
+							  : "no periodic pattern"));
+	json_object_set_new(o, "patterns", pats);
+	return o;
+fail:
+	json_decref(o);
+	json_decref(pats);
+	return NULL;
+}
+
+struct ref {
+	const struct report_series *rs;
+	size_t i; /* interval index */
+};
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct ref *x = a, *y = b;
+	uint64_t mx = x->rs->v[x->i].max_ns, my = y->rs->v[y->i].max_ns;
+
+	return mx < my ? 1 : mx > my ? -1 : 0;
+}
+
+static json_t *interval_json(const struct report_series *rs, size_t i)
+{
+	const struct series_interval *v = &rs->v[i];
+
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "index", (json_int_t)i, "start_ns",
+			 (json_int_t)(i * rs->interval_ns), "end_ns",
+			 (json_int_t)((i + 1) * rs->interval_ns), "count", (json_int_t)v->count,
+			 "max_ns", (json_int_t)v->max_ns, "spikes", (json_int_t)v->spikes, "missed",
+			 (json_int_t)v->missed);
+}
+
+/* The ANALYSIS_WORST_INTERVALS largest interval maxima over all series:
+ * a partial selection keeps it O(n) in the number of intervals. */
+static json_t *worst_intervals_json(const struct report *r)
+{
+	struct ref best[ANALYSIS_WORST_INTERVALS];
+	unsigned nb = 0;
+	json_t *a = json_array();
+
+	for (size_t s = 0; s < r->nseries; s++)
+		for (size_t i = 0; i < r->series[s].n; i++) {
+			struct ref c = { &r->series[s], i };
+			if (!c.rs->v[i].count)
+				continue;
+			if (nb < ANALYSIS_WORST_INTERVALS) {
+				best[nb++] = c;
+			} else if (ref_cmp(&c, &best[nb - 1]) < 0) {
+				best[nb - 1] = c;
+			} else {
+				continue;
+			}
+			qsort(best, nb, sizeof(*best), ref_cmp);
+		}
+	for (unsigned k = 0; a && k < nb; k++) {
+		json_t *o = series_id(best[k].rs), *iv = interval_json(best[k].rs, best[k].i);
+		json_object_update(o, iv);
+		json_decref(iv);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+struct top {
+	const struct report_series *rs;
+	const struct report_result *res;
+	uint64_t t_ns, latency_ns;
+};
+
+static int top_cmp(const void *a, const void *b)
+{
+	const struct top *x = a, *y = b;
+
+	if (x->latency_ns != y->latency_ns)
+		return x->latency_ns < y->latency_ns ? 1 : -1;
+	return x->t_ns < y->t_ns ? -1 : x->t_ns > y->t_ns;
+}
+
+/* The phase a top sample belongs to: the per-phase result of the same
+ * probe and CPU whose own top list holds it. */
+static const char *top_phase(const struct report *r, const struct top *tp)
+{
+	for (size_t i = 0; i < r->nresults; i++) {
+		const struct report_result *res = &r->results[i];
+		if (res->cpu != tp->rs->cpu || strcmp(res->probe, tp->rs->probe) ||
+		    !strcmp(res->phase, "all"))
+			continue;
+		for (unsigned k = 0; k < res->ntop; k++)
+			if (res->top[k].t_ns == tp->t_ns &&
+			    res->top[k].latency_ns == tp->latency_ns)
+				return res->phase;
+	}
+	return tp->res->phase;
+}
+
+static json_t *top_spikes_json(const struct report *r)
+{
+	struct top *all = NULL;
+	size_t n = 0;
+	json_t *a = json_array();
+
+	for (size_t s = 0; s < r->nseries; s++) {
+		const struct report_series *rs = &r->series[s];
+		/* The series' result over the whole run: phase "all", or the
+		 * only phase there is. */
+		const struct report_result *res = NULL;
+		for (size_t i = 0; i < r->nresults; i++)
+			if (r->results[i].cpu == rs->cpu &&
+			    !strcmp(r->results[i].probe, rs->probe) &&
+			    (!res || !strcmp(r->results[i].phase, "all")))
+				res = &r->results[i];
+		if (!res || !res->ntop)
+			continue;
+		struct top *more = realloc(all, (n + res->ntop) * sizeof(*all));
+		if (!more)
+			goto fail;
+		all = more;
+		for (unsigned k = 0; k < res->ntop; k++)
+			all[n++] =
+			    (struct top){ rs, res, res->top[k].t_ns, res->top[k].latency_ns };
+	}
+	if (n)
+		qsort(all, n, sizeof(*all), top_cmp);
+	for (size_t k = 0; a && k < n && k < ANALYSIS_TOP_SPIKES; k++) {
+		const struct top *tp = &all[k];
+		size_t i = tp->t_ns / tp->rs->interval_ns;
+		json_t *o = series_id(tp->rs);
+		json_object_set_new(o, "t_ns", ns(tp->t_ns));
+		json_object_set_new(o, "latency_ns", ns(tp->latency_ns));
+		json_object_set_new(o, "phase", json_string(top_phase(r, tp)));
+		json_object_set_new(o, "interval",
+				    i < tp->rs->n ? interval_json(tp->rs, i) : json_null());
+		json_array_append_new(a, o);
+	}
+	free(all);
+	return a;
+fail:
+	free(all);
+	json_decref(a);
+	return NULL;
+}
+
+json_t *analysis_build(const struct report *r)
+{
+	json_t *o = json_object(), *per = json_array();
+
+	if (!o || !per)
+		goto fail;
+	for (size_t s = 0; s < r->nseries; s++) {
+		json_t *p = periodicity_json(r, &r->series[s]);
+		if (!p || json_array_append_new(per, p))
+			goto fail;
+	}
+	json_object_set_new(o, "periodicity", per);
+	per = NULL;
+	json_t *worst = worst_intervals_json(r), *top = top_spikes_json(r);
+	if (!worst || !top) {
+		json_decref(worst);
+		json_decref(top);
+		goto fail;
+	}
+	json_object_set_new(o, "worst_intervals", worst);
+	json_object_set_new(o, "top_spikes", top);
+	return o;
+fail:
+	json_decref(o);
+	json_decref(per);
+	return NULL;
+}

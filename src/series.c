@@ -1,0 +1,283 @@
+/* series: the probe's slow path and the housekeeping side (see series.h). */
+#include <config.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recorder.h"
+#include "rt.h"
+#include "series.h"
+
+static uint32_t sat32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+static void interval_merge(struct series_interval *dst, const struct series_interval *src)
+{
+	if (src->max_ns > dst->max_ns)
+		dst->max_ns = src->max_ns;
+	dst->count = sat32((uint64_t)dst->count + src->count);
+	dst->spikes = sat32((uint64_t)dst->spikes + src->spikes);
+	dst->missed = sat32((uint64_t)dst->missed + src->missed);
+}
+
+struct series_feed *series_feed_alloc(int cpu, uint64_t base_ns, uint64_t threshold,
+				      struct recorder *const *rec, unsigned nphases,
+				      const unsigned *phase)
+{
+	bool on_numa;
+	struct series_feed *f;
+
+	if (!base_ns)
+		return NULL;
+	f = rt_alloc_local(sizeof(*f), cpu, &on_numa);
+	if (!f)
+		return NULL;
+	f->alloc_size = sizeof(*f);
+	f->on_numa = on_numa;
+	f->base_ns = base_ns;
+	f->boundary = base_ns;
+	f->threshold = threshold ? threshold : UINT64_MAX;
+	f->gate = 0; /* the first sample opens the interval's maximum */
+	f->rec = rec;
+	f->nphases = nphases;
+	f->phase = phase;
+	return f;
+}
+
+void series_feed_free(struct series_feed *f)
+{
+	if (f)
+		rt_free_local(f, f->alloc_size, f->on_numa);
+}
+
+/* Samples and missed deadlines so far, over all phases: the probe thread
+ * is the only writer of these recorders, so plain reads are exact. */
+static void feed_totals(const struct series_feed *f, uint64_t *count, uint64_t *missed)
+{
+	*count = *missed = 0;
+	for (unsigned p = 0; p < f->nphases; p++) {
+		*count += f->rec[p]->count;
+		*missed += f->rec[p]->missed;
+	}
+}
+
+static void feed_open_values(const struct series_feed *f, uint64_t count, uint64_t missed,
+			     struct series_interval *v)
+{
+	v->max_ns = f->imax;
+	v->count = sat32(count - f->count_base);
+	v->spikes = f->ispikes;
+	v->missed = sat32(missed - f->missed_base);
+}
+
+/* t has passed the open interval's end: hand it to housekeeping and open
+ * the one t falls in (intervals without samples in between are simply
+ * absent; housekeeping fills them with zeros). */
+static void feed_close(struct series_feed *f, uint64_t t)
+{
+	uint64_t next = t / f->base_ns, count, missed;
+	uint64_t head = f->head;
+
+	f->boundary = (next + 1) * f->base_ns;
+	if (head - __atomic_load_n(&f->tail, __ATOMIC_ACQUIRE) >= SERIES_RING) {
+		/* Housekeeping is SERIES_RING intervals behind: keep
+		 * accumulating into the open interval rather than wait. */
+		f->stalls++;
+		return;
+	}
+	feed_totals(f, &count, &missed);
+	struct series_slot *slot = &f->ring[head & (SERIES_RING - 1)];
+	slot->idx = f->idx;
+	feed_open_values(f, count, missed, &slot->v);
+	__atomic_store_n(&f->head, head + 1, __ATOMIC_RELEASE);
+	f->idx = next;
+	f->imax = 0;
+	f->ispikes = 0;
+	f->count_base = count;
+	f->missed_base = missed;
+}
+
+/* One entry per spike; the ring overwrites its oldest entry, and each
+ * entry carries a sequence number so that the reader can tell. */
+static void feed_log_spike(struct series_feed *f, uint64_t latency, uint64_t t)
+{
+	uint64_t i = f->spike_head;
+	struct series_spike_slot *slot = &f->spike[i & (SERIES_SPIKE_RING - 1)];
+
+	__atomic_store_n(&slot->seq, 2 * i + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&slot->s.t_ns, t, __ATOMIC_RELAXED);
+	__atomic_store_n(&slot->s.latency_ns, latency, __ATOMIC_RELAXED);
+	__atomic_store_n(&slot->s.phase, __atomic_load_n(f->phase, __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&slot->seq, 2 * i + 2, __ATOMIC_RELEASE);
+	__atomic_store_n(&f->spike_head, i + 1, __ATOMIC_RELEASE);
+}
+
+void series_slow(struct series_feed *f, uint64_t latency, uint64_t t)
+{
+	if (t >= f->boundary)
+		feed_close(f, t);
+	if (latency > f->imax)
+		f->imax = latency;
+	uint64_t thr = __atomic_load_n(&f->threshold, __ATOMIC_RELAXED);
+	if (latency > thr) {
+		f->ispikes++;
+		feed_log_spike(f, latency, t);
+	}
+	__atomic_store_n(&f->gate, f->imax < thr ? f->imax : thr, __ATOMIC_RELAXED);
+}
+
+int series_init(struct series *s, struct series_feed *feed, uint64_t base_ns, size_t limit)
+{
+	if (!base_ns || limit < SERIES_LIMIT_MIN)
+		return -EINVAL;
+	memset(s, 0, sizeof(*s));
+	s->feed = feed;
+	s->base_ns = base_ns;
+	s->limit = limit;
+	return 0;
+}
+
+/* Merge neighbouring pairs: half as many intervals, each twice as long. */
+static void series_coarsen(struct series *s)
+{
+	size_t n = (s->n + 1) / 2;
+
+	for (size_t i = 0; i < n; i++) {
+		struct series_interval v = s->v[2 * i];
+		if (2 * i + 1 < s->n)
+			interval_merge(&v, &s->v[2 * i + 1]);
+		s->v[i] = v;
+	}
+	memset(s->v + n, 0, (s->n - n) * sizeof(*s->v));
+	s->n = n;
+	s->shift++;
+}
+
+int series_put(struct series *s, uint64_t idx, const struct series_interval *v)
+{
+	uint64_t j;
+
+	while ((j = idx >> s->shift) >= s->limit)
+		series_coarsen(s);
+	if (j >= s->cap) {
+		size_t cap = s->cap ? s->cap : 64;
+		while (cap <= j)
+			cap *= 2;
+		if (cap > s->limit)
+			cap = s->limit;
+		struct series_interval *nv = realloc(s->v, cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		memset(nv + s->cap, 0, (cap - s->cap) * sizeof(*nv));
+		s->v = nv;
+		s->cap = cap;
+	}
+	if (j >= s->n)
+		s->n = j + 1;
+	interval_merge(&s->v[j], v);
+	s->spikes_total += v->spikes;
+	return 0;
+}
+
+static int drain_spikes(struct series *s)
+{
+	struct series_feed *f = s->feed;
+	uint64_t head = __atomic_load_n(&f->spike_head, __ATOMIC_ACQUIRE);
+
+	if (!s->spikes && head > s->spike_tail) {
+		s->spikes = malloc(SERIES_SPIKE_LOG * sizeof(*s->spikes));
+		if (!s->spikes)
+			return -ENOMEM;
+	}
+	for (uint64_t i = s->spike_tail; i < head; i++) {
+		if (head - i > SERIES_SPIKE_RING) {
+			s->spikes_overwritten += head - SERIES_SPIKE_RING - i;
+			i = head - SERIES_SPIKE_RING;
+		}
+		const struct series_spike_slot *slot = &f->spike[i & (SERIES_SPIKE_RING - 1)];
+		uint64_t seq = __atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE);
+		struct series_spike sp = {
+			.t_ns = __atomic_load_n(&slot->s.t_ns, __ATOMIC_RELAXED),
+			.latency_ns = __atomic_load_n(&slot->s.latency_ns, __ATOMIC_RELAXED),
+			.phase = __atomic_load_n(&slot->s.phase, __ATOMIC_RELAXED),
+		};
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		/* Rewritten before or while we read it: the probe lapped us. */
+		if (seq != 2 * i + 2 || __atomic_load_n(&slot->seq, __ATOMIC_RELAXED) != seq) {
+			s->spikes_overwritten++;
+			continue;
+		}
+		if (s->nspikes < SERIES_SPIKE_LOG)
+			s->spikes[s->nspikes++] = sp;
+		else
+			s->spikes_unlogged++;
+	}
+	s->spike_tail = head;
+	return 0;
+}
+
+int series_drain(struct series *s)
+{
+	struct series_feed *f = s->feed;
+	uint64_t head = __atomic_load_n(&f->head, __ATOMIC_ACQUIRE), tail = f->tail;
+	int rc = 0;
+
+	for (; tail < head; tail++) {
+		const struct series_slot *slot = &f->ring[tail & (SERIES_RING - 1)];
+		if ((rc = series_put(s, slot->idx, &slot->v)) < 0)
+			break;
+	}
+	__atomic_store_n(&f->tail, tail, __ATOMIC_RELEASE);
+	return rc ? rc : drain_spikes(s);
+}
+
+int series_flush(struct series *s)
+{
+	struct series_feed *f = s->feed;
+	struct series_interval v;
+	uint64_t count, missed;
+	int rc;
+
+	if (s->flushed)
+		return 0;
+	if ((rc = series_drain(s)) < 0)
+		return rc;
+	feed_totals(f, &count, &missed);
+	feed_open_values(f, count, missed, &v);
+	if (v.count || v.missed) {
+		if ((rc = series_put(s, f->idx, &v)) < 0)
+			return rc;
+	}
+	s->flushed = true;
+	return 0;
+}
+
+void series_set_threshold(struct series *s, uint64_t threshold_ns, uint64_t at_ns)
+{
+	if (!threshold_ns)
+		threshold_ns = 1;
+	s->threshold_ns = threshold_ns;
+	s->threshold_at_ns = at_ns;
+	__atomic_store_n(&s->feed->threshold, threshold_ns, __ATOMIC_RELAXED);
+	/* Let the probe notice at its next sample, not its next interval. */
+	__atomic_store_n(&s->feed->gate, 0, __ATOMIC_RELAXED);
+}
+
+uint64_t series_interval_ns(const struct series *s)
+{
+	return s->base_ns << s->shift;
+}
+
+void series_free(struct series *s)
+{
+	free(s->v);
+	free(s->spikes);
+	s->v = NULL;
+	s->spikes = NULL;
+	s->n = s->cap = s->nspikes = 0;
+}

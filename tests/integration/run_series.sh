@@ -1,0 +1,106 @@
+#!/bin/bash
+# Time series, spike log, periodicity analysis and --prom on real runs:
+# the series add up to the results, merging keeps every sample, the spike
+# load's period is found end to end, checkpoints carry the series, the
+# textfile is current while the run goes on, and bad values exit 2 at once.
+. "$(dirname "$0")/lib.sh"
+require_root
+require_python_jsonschema
+
+plan 24
+cd "$WORK" || exit 1
+
+# --- series at 100 ms, fixed threshold
+"$RTSOAK" run --probes timer,net --duration 3s --interval 1ms --series-interval 100ms \
+	--spike-threshold 300us -q -o basic.json
+ok $? "run with --series-interval 100ms"
+validate basic.json
+ok $? "schema-valid, and every series adds up to its result (validate_report.py)"
+ncpu=$(ncpus)
+[ "$(jget basic.json 'sorted(set(s["probe"] for s in r["series"]))')" = '["net", "timer"]' ] &&
+	[ "$(jget basic.json 'len(r["series"])')" -eq $((2 * ncpu)) ]
+ok $? "one series per probe and CPU ($(jget basic.json 'len(r["series"])') for $ncpu CPUs)"
+[ "$(jget basic.json 'all(s["interval_ns"] == 100000000 and 29 <= s["intervals"]["n"] <= 31 for s in r["series"] if s["probe"] == "timer")')" = true ]
+ok $? "3 s at 100 ms: ~30 intervals of 100 ms"
+[ "$(jget basic.json 'all(s["spike_log"]["threshold_ns"] == 300000 and s["spike_log"]["threshold_at_ns"] == 0 for s in r["series"])')" = true ]
+ok $? "a fixed threshold applies from the start"
+[ "$(jget basic.json 'r["config"]["series_interval_ns"], r["config"]["series_limit"], r["config"]["spike_threshold_ns"]')" = '[100000000, 100000, 300000]' ]
+ok $? "config records the series settings"
+
+# --- merging: 10 ms intervals, room for 16, 3 s
+"$RTSOAK" run --probes timer --duration 3s --series-interval 10ms --series-limit 16 -q -o merge.json
+validate merge.json
+ok $? "a merged series is valid and still adds up to its result"
+[ "$(jget merge.json 'all(s["intervals"]["n"] <= 16 and s["interval_ns"] == 10000000 * 2**5 for s in r["series"])')" = true ]
+ok $? "300 intervals into 16: five pair merges, 320 ms each ($(jget merge.json '[s["interval_ns"] for s in r["series"]]'))"
+
+# --- automatic threshold: after a quarter of a short run
+"$RTSOAK" run --probes timer --duration 4s -q -o auto.json
+[ "$(jget auto.json 'all(s["spike_log"]["threshold_at_ns"] >= 1000000000 and s["spike_log"]["threshold_ns"] > 0 for s in r["series"])')" = true ]
+ok $? "auto threshold set after the first quarter of a 4 s run ($(jget auto.json '[s["spike_log"]["threshold_ns"] for s in r["series"]]'))"
+[ "$(jget auto.json 'r["config"]["spike_threshold_ns"]')" = auto ]
+ok $? "config says auto"
+
+# --- end to end: the spike load bursts every 1.037 s; the analysis finds it.
+# Other tests run their own periodic work at the same time (make -j): spike
+# loads and probes on round periods aligned to CLOCK_MONOTONIC.  1.037 s
+# stays off their grids, and a pattern of theirs may come first.
+"$RTSOAK" run --probes timer --duration 13s --interval 500us --spike-threshold 1ms \
+	--loads spike:period=1037ms:burst=3ms -o spike.json >spike.txt 2>&1
+ok $? "a 13 s run under spike:period=1037ms:burst=3ms"
+validate spike.json
+ok $? "its report is valid"
+periods=$(jget spike.json '[(a["cpu"], a["verdict"], [p["period_ns"] for p in a["patterns"]]) for a in r["analysis"]["periodicity"]]')
+diag "periodicity: $periods"
+[ "$(jget spike.json 'all(a["verdict"] == "periodic" and any(abs(p["period_ns"] - 1.037e9) < 1.037e7 for p in a["patterns"]) for a in r["analysis"]["periodicity"])')" = true ]
+ok $? "every CPU: the 1.037 s period found (within 1 %)"
+[ "$(jget spike.json 'all(p["cycles_hit"] >= 9 and p["matched"] >= 9 for a in r["analysis"]["periodicity"] for p in a["patterns"] if abs(p["period_ns"] - 1.037e9) < 1.037e7)')" = true ]
+ok $? "hitting most of the 12 cycles"
+grep -Eq "^spikes: timer cpu [0-9]+: [0-9]+ > 1000.0 us; .*every 1\.0[34][0-9]* s" spike.txt
+ok $? "the summary prints the period ($(grep '^spikes:' spike.txt | head -1))"
+[ "$(jget spike.json 'len(r["analysis"]["worst_intervals"]) == 10 and len(r["analysis"]["top_spikes"]) == 10')" = true ]
+ok $? "ten worst intervals and ten top spikes"
+[ "$(jget spike.json 'all(t["interval"]["start_ns"] <= t["t_ns"] < t["interval"]["end_ns"] and t["interval"]["max_ns"] >= t["latency_ns"] for t in r["analysis"]["top_spikes"])')" = true ]
+ok $? "each top spike lies in its interval, whose max covers it"
+
+# --- checkpoint and --prom while running
+"$RTSOAK" run --probes timer --duration 30s --checkpoint 1s --prom live.prom -q -o live.json &
+pid=$!
+for _ in $(seq 50); do [ -s live.prom ] && [ -s live.json ] && break; sleep 0.1; done
+sleep 1.2
+cp live.json live-cp.json
+cp live.prom live-cp.prom
+kill -KILL $pid
+wait $pid 2>/dev/null
+validate live-cp.json && [ "$(jget live-cp.json 'r["run"]["status"] == "running" and all(s["intervals"]["n"] >= 1 for s in r["series"])')" = true ]
+ok $? "a checkpoint carries the series so far"
+grep -q '^rtsoak_run_state{state="running"} 1$' live-cp.prom &&
+	grep -q '^rtsoak_latency_samples_total{probe="timer",cpu="all",phase="all"} [1-9]' live-cp.prom
+ok $? "--prom is written while the run goes on, state running, with samples"
+if command -v promtool >/dev/null; then
+	out=$(promtool check metrics <live-cp.prom 2>&1)
+	ok $(($? != 0 || ${#out} != 0)) "promtool accepts the live textfile ${out:+($out)}"
+else
+	ok 1 "promtool accepts the live textfile (promtool not installed: apt-get install prometheus)"
+fi
+
+# --- bad values fail at once, before any measuring
+t0=$(date +%s%N)
+"$RTSOAK" run --series-interval 500us -o x.json 2>err1
+rc1=$?
+"$RTSOAK" run --series-limit 8 -o x.json 2>err2
+rc2=$?
+"$RTSOAK" run --spike-threshold lots -o x.json 2>err3
+rc3=$?
+"$RTSOAK" run --prom /nonexistent-dir/x.prom -o x.json 2>err4
+rc4=$?
+t1=$(date +%s%N)
+[ $rc1 -eq 2 ] && grep -q "series-interval.*1ms" err1
+ok $? "--series-interval below 1 ms: exit 2 ($(cat err1))"
+[ $rc2 -eq 2 ] && grep -q "series-limit" err2
+ok $? "--series-limit below 16: exit 2 ($(cat err2))"
+[ $rc3 -eq 2 ] && grep -q "spike-threshold" err3
+ok $? "--spike-threshold not a duration: exit 2 ($(cat err3))"
+[ $rc4 -eq 2 ] && grep -q "nonexistent-dir" err4 && [ $(((t1 - t0) / 1000000)) -lt 3000 ] && [ ! -e x.json ]
+ok $? "--prom into a missing directory: exit 2 before anything runs ($(cat err4))"
+done_testing

@@ -1,0 +1,235 @@
+/* series: the probe-side feed and the housekeeping side, with real
+ * recorders, driven the way a probe drives them (series_note, then
+ * recorder_add), including a concurrent producer and consumer. */
+#include <config.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recorder.h"
+#include "series.h"
+#include "tap.h"
+
+#define MS 1000000ull
+
+struct rig {
+	struct recorder *rec[1];
+	unsigned phase;
+	struct series_feed *feed;
+	struct series s;
+};
+
+static void rig_init(struct rig *g, uint64_t base_ns, uint64_t threshold, size_t limit)
+{
+	memset(g, 0, sizeof(*g));
+	g->rec[0] = recorder_alloc(8, -1);
+	g->feed = series_feed_alloc(-1, base_ns, threshold, g->rec, 1, &g->phase);
+	series_init(&g->s, g->feed, base_ns, limit);
+	if (threshold)
+		series_set_threshold(&g->s, threshold, 0);
+}
+
+static void rig_free(struct rig *g)
+{
+	series_free(&g->s);
+	series_feed_free(g->feed);
+	recorder_free(g->rec[0]);
+}
+
+static void sample(struct rig *g, uint64_t lat, uint64_t t)
+{
+	series_note(g->feed, lat, t);
+	recorder_add(g->rec[0], lat, t);
+}
+
+static uint64_t sum_count(const struct series *s, uint64_t *max, uint64_t *spikes, uint64_t *missed)
+{
+	uint64_t c = 0;
+
+	*max = *spikes = *missed = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		c += s->v[i].count;
+		*spikes += s->v[i].spikes;
+		*missed += s->v[i].missed;
+		if (s->v[i].max_ns > *max)
+			*max = s->v[i].max_ns;
+	}
+	return c;
+}
+
+static uint64_t rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* 1 s of 100 us samples into 10 ms intervals with room for 16: the series
+ * must coarsen three times and keep every total. */
+static void test_merging(void)
+{
+	struct rig g;
+	uint64_t x = 42, max, spikes, missed, nspikes = 0;
+
+	rig_init(&g, 10 * MS, 50000, 16);
+	for (uint64_t i = 0; i < 10000; i++) {
+		uint64_t lat = 1000 + rnd(&x) % 60000;
+		nspikes += lat > 50000;
+		sample(&g, lat, i * 100000);
+		if (i % 3 == 0)
+			recorder_add_missed(g.rec[0], 1);
+		if (i % 700 == 0)
+			series_drain(&g.s);
+	}
+	ok(series_flush(&g.s) == 0, "flush after the probe stopped");
+	uint64_t c = sum_count(&g.s, &max, &spikes, &missed);
+	ok(c == g.rec[0]->count, "merged intervals keep the count (%llu vs %llu)",
+	   (unsigned long long)c, (unsigned long long)g.rec[0]->count);
+	ok(max == g.rec[0]->max, "the largest interval max is the result's max");
+	ok(missed == g.rec[0]->missed, "missed deadlines add up (%llu)",
+	   (unsigned long long)missed);
+	ok(spikes == nspikes && g.s.spikes_total == nspikes, "spikes counted: %llu",
+	   (unsigned long long)spikes);
+	ok(g.s.n <= 16 && g.s.shift == 3 && series_interval_ns(&g.s) == 80 * MS,
+	   "100 intervals into 16: interval 80 ms, %zu kept", g.s.n);
+	ok(g.s.nspikes + g.s.spikes_overwritten + g.s.spikes_unlogged == nspikes,
+	   "every spike is logged or counted as lost");
+	rig_free(&g);
+}
+
+/* A quiet stretch leaves empty intervals, not a shifted series. */
+static void test_gaps(void)
+{
+	struct rig g;
+
+	rig_init(&g, 1000 * MS, 0, 100);
+	sample(&g, 5000, 100 * MS);
+	sample(&g, 7000, 5300 * MS);
+	series_flush(&g.s);
+	ok(g.s.n == 6 && g.s.v[0].count == 1 && g.s.v[5].count == 1 && g.s.v[3].count == 0 &&
+	       g.s.v[5].max_ns == 7000,
+	   "samples at 0.1 s and 5.3 s land in intervals 0 and 5 (n=%zu)", g.s.n);
+	ok(g.s.spikes_total == 0 && g.s.nspikes == 0, "no threshold: no spikes");
+	rig_free(&g);
+}
+
+/* The spike ring overwrites its oldest entries when housekeeping is late
+ * and the loss is counted; the intervals still count every spike. */
+static void test_spike_overflow(void)
+{
+	struct rig g;
+	const uint64_t n = 3000;
+
+	rig_init(&g, 1000 * MS, 100, 100);
+	for (uint64_t i = 0; i < n; i++)
+		sample(&g, 1000 + i, i * 1000);
+	series_flush(&g.s);
+	ok(g.s.spikes_overwritten == n - SERIES_SPIKE_RING && g.s.nspikes == SERIES_SPIKE_RING,
+	   "%llu spikes, ring %d: %llu overwritten, %zu logged", (unsigned long long)n,
+	   SERIES_SPIKE_RING, (unsigned long long)g.s.spikes_overwritten, g.s.nspikes);
+	ok(g.s.spikes[0].latency_ns == 1000 + n - SERIES_SPIKE_RING,
+	   "the log keeps the newest entries");
+	ok(g.s.spikes_total == n, "the intervals count all %llu spikes",
+	   (unsigned long long)g.s.spikes_total);
+	rig_free(&g);
+}
+
+/* Housekeeping SERIES_RING intervals behind: the probe never waits, the
+ * open interval absorbs the rest, nothing is lost. */
+static void test_stall(void)
+{
+	struct rig g;
+	uint64_t max, spikes, missed, total = 3 * SERIES_RING;
+
+	rig_init(&g, 1 * MS, 0, 1000000);
+	for (uint64_t i = 0; i < total; i++)
+		sample(&g, 10, i * MS);
+	ok(g.feed->stalls > 0, "a full interval ring is counted (%llu stalls)",
+	   (unsigned long long)g.feed->stalls);
+	series_flush(&g.s);
+	ok(sum_count(&g.s, &max, &spikes, &missed) == total, "and no sample is lost");
+	rig_free(&g);
+}
+
+/* The automatic threshold arrives later: spikes count from then on. */
+static void test_late_threshold(void)
+{
+	struct rig g;
+
+	rig_init(&g, 1000 * MS, 0, 100);
+	for (uint64_t i = 0; i < 100; i++)
+		sample(&g, i == 50 ? 90000 : 1000, i * MS);
+	series_set_threshold(&g.s, 10000, 100 * MS);
+	for (uint64_t i = 100; i < 200; i++)
+		sample(&g, i == 150 ? 20000 : 1000, i * MS);
+	series_flush(&g.s);
+	ok(g.s.spikes_total == 1 && g.s.nspikes == 1 && g.s.spikes[0].t_ns == 150 * MS &&
+	       g.s.spikes[0].latency_ns == 20000,
+	   "only the spike after the threshold was set is counted");
+	ok(g.s.v[0].max_ns == 90000, "the interval max still has the earlier one");
+	rig_free(&g);
+}
+
+struct prod {
+	struct rig *g;
+	uint64_t n;
+	int done;
+};
+
+static void *producer(void *arg)
+{
+	struct prod *p = arg;
+
+	/* latency = t / 1000 + 200: every logged entry can be checked for a
+	 * torn copy (its latency must match its time). */
+	for (uint64_t i = 0; i < p->n; i++) {
+		uint64_t t = i * 20000;
+		sample(p->g, (i % 7 == 0) ? t / 1000 + 200 : 50, t);
+	}
+	__atomic_store_n(&p->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void test_concurrent(void)
+{
+	struct rig g;
+	struct prod p = { &g, 2000000, 0 };
+	pthread_t th;
+	uint64_t max, spikes, missed;
+	bool torn = false;
+
+	rig_init(&g, 10 * MS, 100, 100000);
+	pthread_create(&th, NULL, producer, &p);
+	while (!__atomic_load_n(&p.done, __ATOMIC_ACQUIRE))
+		series_drain(&g.s);
+	pthread_join(th, NULL);
+	series_flush(&g.s);
+	ok(sum_count(&g.s, &max, &spikes, &missed) == p.n,
+	   "concurrent drain: every sample counted once");
+	for (size_t i = 0; i < g.s.nspikes; i++)
+		torn |= g.s.spikes[i].latency_ns != g.s.spikes[i].t_ns / 1000 + 200;
+	ok(!torn, "no torn spike entries (%zu logged, %llu overwritten)", g.s.nspikes,
+	   (unsigned long long)g.s.spikes_overwritten);
+	ok(g.s.nspikes + g.s.spikes_overwritten + g.s.spikes_unlogged == spikes,
+	   "logged + overwritten + unlogged = spikes counted");
+	rig_free(&g);
+}
+
+int main(void)
+{
+	struct series s;
+
+	tap_plan(20);
+	test_merging();
+	test_gaps();
+	test_spike_overflow();
+	test_stall();
+	test_late_threshold();
+	test_concurrent();
+	ok(series_init(&s, NULL, 0, 100) == -EINVAL && series_init(&s, NULL, 1, 2) == -EINVAL,
+	   "series_init rejects a zero interval and a limit below the minimum");
+	return tap_done();
+}
