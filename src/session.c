@@ -256,7 +256,7 @@ static void switch_phase(struct session *s, struct report *r)
 	phase_begin(&s->phases, next, t);
 }
 
-static int build_report(struct report *r, struct session *s, bool live, bool analysis);
+static int build_report(struct report *r, struct session *s, bool live, bool full);
 
 static void set_times(struct report *r, const struct session *s, uint64_t duration_ns)
 {
@@ -372,7 +372,8 @@ static void publish(struct session *s, struct report *r, bool json, bool prom)
 
 	set_times(r, s, util_now_ns(CLOCK_MONOTONIC) - s->t0);
 	r->status = REPORT_RUNNING;
-	/* The analysis only goes into the JSON. */
+	/* Series and analysis only go into the JSON: the textfile, rewritten
+	 * every second, needs neither copy. */
 	rc = build_report(r, s, true, json);
 	if (json) {
 		wrc = rc ? rc : report_json_write(r, s->cfg->output);
@@ -554,7 +555,7 @@ out:
 	return rc;
 }
 
-static int build_report(struct report *r, struct session *s, bool live, bool analysis)
+static int build_report(struct report *r, struct session *s, bool live, bool full)
 {
 	struct run_config *cfg = s->cfg;
 	json_t *names = json_array();
@@ -574,9 +575,9 @@ static int build_report(struct report *r, struct session *s, bool live, bool ana
 	if (!r->loads || !r->phases)
 		return -ENOMEM;
 	int rc = build_results(r, s, live);
-	if (!rc)
+	if (!rc && full)
 		rc = add_series(r, s);
-	if (!rc && analysis && !(r->analysis = analysis_build(r)))
+	if (!rc && full && !(r->analysis = analysis_build(r)))
 		rc = -ENOMEM;
 	return rc;
 }
