@@ -68,7 +68,6 @@ struct session {
 	struct series *series; /* per thread: its first result's */
 	bool thresholds_set;
 	uint64_t warmup_ns; /* --spike-threshold auto: set after this long */
-	uint64_t next_prom;
 	unsigned prom_failures;
 	int prom_errno;
 };
