@@ -11,7 +11,8 @@ n=$(ncpus)
 plan $((n * 3 + 3))
 cd "$WORK" || exit 1
 
-"$RTSOAK" run --duration 3s --priority 42 --cpus "$cpus" -q -o sched.json &
+# Long enough to be read back on a busy machine; ended by SIGINT below.
+"$RTSOAK" run --duration 60s --priority 42 --cpus "$cpus" -q -o sched.json &
 pid=$!
 # Wait until the probe threads exist (named rtsoak/tim/N).
 for _ in $(seq 50); do
@@ -38,8 +39,9 @@ for f in /proc/$pid/task/*/comm; do
 done
 chrt -p "$pid" | grep -q SCHED_OTHER
 ok $? "main (housekeeping) thread is SCHED_OTHER"
+kill -INT $pid
 wait $pid
-ok $? "run exits 0"
+ok $? "run exits 0 after SIGINT"
 
 "$RTSOAK" run --duration 2s --no-rt --cpus 0 -q -o nort.json &
 pid=$!
