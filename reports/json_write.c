@@ -3,10 +3,13 @@
  * Rules (docs/report-schema.json): integers in ns with the unit in the
  * key, never NaN or Infinity, statistics null when a result has no sample,
  * histograms sparse as [lower_ns, upper_ns, count] with lower inclusive and
- * upper exclusive.  Built with jansson, never with printf. */
+ * upper exclusive.  Built with jansson, never with printf, except for the
+ * integer columns of the time series (put_series). */
 #include <config.h>
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,47 +93,8 @@ static json_t *results_json(const struct report_result *res, size_t n)
 	return a;
 }
 
-/* An array of n values taken from a struct array by `get`. */
-#define COLUMN(arr, n, expr)                                   \
-	({                                                     \
-		json_t *col_ = json_array();                   \
-		for (size_t i_ = 0; col_ && i_ < (n); i_++) {  \
-			__typeof__(&(arr)[0]) e = &(arr)[i_];  \
-			json_array_append_new(col_, ns(expr)); \
-		}                                              \
-		col_;                                          \
-	})
-
-static json_t *series_json(const struct report_series *rs)
-{
-	json_t *o = json_object();
-	bool thr = rs->threshold_ns != 0;
-
-	json_object_set_new(o, "probe", json_string(rs->probe));
-	json_object_set_new(o, "cpu", json_integer(rs->cpu));
-	json_object_set_new(o, "interval_ns", ns(rs->interval_ns));
-	json_object_set_new(o, "stalls", ns(rs->stalls));
-	json_object_set_new(o, "intervals",
-			    json_pack("{s:I, s:o, s:o, s:o, s:o}", "n", (json_int_t)rs->n, "count",
-				      COLUMN(rs->v, rs->n, e->count), "max_ns",
-				      COLUMN(rs->v, rs->n, e->max_ns), "spikes",
-				      COLUMN(rs->v, rs->n, e->spikes), "missed",
-				      COLUMN(rs->v, rs->n, e->missed)));
-	json_object_set_new(
-	    o, "spike_log",
-	    json_pack("{s:o, s:o, s:I, s:I, s:I, s:I, s:o, s:o, s:o}", "threshold_ns",
-		      thr ? ns(rs->threshold_ns) : json_null(), "threshold_at_ns",
-		      thr ? ns(rs->threshold_at_ns) : json_null(), "total",
-		      (json_int_t)rs->spikes_total, "logged", (json_int_t)rs->nspikes,
-		      "overwritten", (json_int_t)rs->spikes_overwritten, "not_logged",
-		      (json_int_t)rs->spikes_unlogged, "t_ns",
-		      COLUMN(rs->spikes, rs->nspikes, e->t_ns), "latency_ns",
-		      COLUMN(rs->spikes, rs->nspikes, e->latency_ns), "phase",
-		      COLUMN(rs->spikes, rs->nspikes, e->phase)));
-	return o;
-}
-
-json_t *report_json(const struct report *r)
+/* Everything but the series. */
+static json_t *head_json(const struct report *r)
 {
 	json_t *root = json_object(), *argv = json_array(), *warnings = json_array();
 	json_t *results = results_json(r->results, r->nresults);
@@ -169,74 +133,99 @@ json_t *report_json(const struct report *r)
 	json_object_set_new(root, "aggregates", aggregates);
 	if (r->analysis)
 		json_object_set(root, "analysis", r->analysis);
-	if (r->nseries) {
-		json_t *series = json_array();
-		for (size_t i = 0; series && i < r->nseries; i++)
-			json_array_append_new(series, series_json(&r->series[i]));
-		json_object_set_new(root, "series", series);
-	}
 	return root;
+}
+
+/* Write one column of series values as a JSON array. */
+#define PUT_COLUMN(f, key, arr, n, field)                                                     \
+	do {                                                                                  \
+		fprintf(f, "\"%s\":[", key);                                                  \
+		for (size_t i_ = 0; i_ < (n); i_++)                                           \
+			fprintf(f, i_ ? ",%" PRIu64 : "%" PRIu64, (uint64_t)(arr)[i_].field); \
+		fputc(']', f);                                                                \
+	} while (0)
+
+static void put_u64_or_null(FILE *f, const char *key, bool has, uint64_t v)
+{
+	if (has)
+		fprintf(f, "\"%s\":%" PRIu64 ",", key, v);
+	else
+		fprintf(f, "\"%s\":null,", key);
+}
+
+/* One series as one compact line.  Its columns are integers only, so they are
+ * printed straight from the model: a jansson tree of a day's intervals would
+ * cost ~45 bytes per value, ten times the series itself (docs/BENCHMARKS.md,
+ * bench/memory.sh).  The probe name, the only string, goes through jansson. */
+static int put_series(FILE *f, const struct report_series *rs)
+{
+	json_t *probe = json_string(rs->probe);
+	char *name = probe ? json_dumps(probe, JSON_ENCODE_ANY) : NULL;
+	bool thr = rs->threshold_ns != 0;
+
+	json_decref(probe);
+	if (!name)
+		return -ENOMEM;
+	fprintf(f, "{\"probe\":%s,\"cpu\":%d,\"interval_ns\":%" PRIu64 ",\"stalls\":%" PRIu64 ",",
+		name, rs->cpu, rs->interval_ns, rs->stalls);
+	free(name);
+	fprintf(f, "\"intervals\":{\"n\":%zu,", rs->n);
+	PUT_COLUMN(f, "count", rs->v, rs->n, count);
+	fputc(',', f);
+	PUT_COLUMN(f, "max_ns", rs->v, rs->n, max_ns);
+	fputc(',', f);
+	PUT_COLUMN(f, "spikes", rs->v, rs->n, spikes);
+	fputc(',', f);
+	PUT_COLUMN(f, "missed", rs->v, rs->n, missed);
+	fputs("},\"spike_log\":{", f);
+	put_u64_or_null(f, "threshold_ns", thr, rs->threshold_ns);
+	put_u64_or_null(f, "threshold_at_ns", thr, rs->threshold_at_ns);
+	fprintf(f,
+		"\"total\":%" PRIu64 ",\"logged\":%zu,\"overwritten\":%" PRIu64
+		",\"not_logged\":%" PRIu64 ",",
+		rs->spikes_total, rs->nspikes, rs->spikes_overwritten, rs->spikes_unlogged);
+	PUT_COLUMN(f, "t_ns", rs->spikes, rs->nspikes, t_ns);
+	fputc(',', f);
+	PUT_COLUMN(f, "latency_ns", rs->spikes, rs->nspikes, latency_ns);
+	fputc(',', f);
+	PUT_COLUMN(f, "phase", rs->spikes, rs->nspikes, phase);
+	fputs("}}", f);
+	return 0;
 }
 
 /* jansson indents every array element onto its own line, which makes a
  * day of one-second intervals tens of megabytes.  The series go last, one
- * compact line per series, spliced into the indented text.  Returns the
- * text (malloc'd, newline-terminated) or NULL. */
-static char *dump_report(json_t *root)
+ * compact line per series, after the indented rest. */
+static int put_report(FILE *f, void *arg)
 {
-	json_t *series = json_incref(json_object_get(root, "series"));
-	char *text, *out = NULL;
-	size_t len, cap;
-	FILE *f;
+	const struct report *r = arg;
+	json_t *root = head_json(r);
+	char *text = root ? json_dumps(root, JSON_INDENT(2)) : NULL;
+	size_t len = text ? strlen(text) : 0;
+	int rc = 0;
 
-	json_object_del(root, "series");
-	text = json_dumps(root, JSON_INDENT(2));
-	if (!text || !(f = open_memstream(&out, &cap))) {
-		free(text);
-		json_decref(series);
-		return NULL;
-	}
-	len = strlen(text);
-	if (series && len && text[len - 1] == '}') {
-		size_t i;
-		json_t *s;
+	json_decref(root);
+	if (!text)
+		return -ENOMEM;
+	if (r->nseries && len && text[len - 1] == '}') {
 		fprintf(f, "%.*s,\n  \"series\": [", (int)(len - 2), text);
-		json_array_foreach (series, i, s) {
-			char *one = json_dumps(s, JSON_COMPACT);
-			fprintf(f, "%s\n    %s", i ? "," : "", one ? one : "null");
-			free(one);
+		for (size_t i = 0; !rc && i < r->nseries; i++) {
+			fputs(i ? ",\n    " : "\n    ", f);
+			rc = put_series(f, &r->series[i]);
 		}
 		fputs("\n  ]\n}\n", f);
 	} else {
 		fprintf(f, "%s\n", text);
 	}
 	free(text);
-	json_decref(series);
-	if (fclose(f) != 0) {
-		free(out);
-		return NULL;
-	}
-	return out;
+	return rc;
 }
 
 int report_json_write(const struct report *r, const char *path)
 {
-	json_t *root = report_json(r);
-	char *out;
-	size_t len;
-	int rc;
-
-	if (!root)
-		return -ENOMEM;
-	out = dump_report(root);
-	json_decref(root);
-	if (!out)
-		return -ENOMEM;
-	len = strlen(out);
-	if (strcmp(path, "-") == 0)
-		rc = fwrite(out, 1, len, stdout) == len && fflush(stdout) == 0 ? 0 : -EIO;
-	else
-		rc = util_write_atomic(path, out, len);
-	free(out);
-	return rc;
+	if (strcmp(path, "-") == 0) {
+		int rc = put_report(stdout, (void *)r);
+		return rc ? rc : fflush(stdout) == 0 && !ferror(stdout) ? 0 : -EIO;
+	}
+	return util_write_atomic_with(path, put_report, (void *)r);
 }

@@ -226,8 +226,10 @@ void report_clear_results(struct report *r, size_t keep_warnings)
 	r->nresults = r->naggregates = 0;
 	for (size_t i = 0; i < r->nseries; i++) {
 		free(r->series[i].probe);
-		free(r->series[i].v);
-		free(r->series[i].spikes);
+		if (!r->series[i].borrowed) {
+			free(r->series[i].v);
+			free(r->series[i].spikes);
+		}
 	}
 	free(r->series);
 	r->series = NULL;

@@ -65,6 +65,7 @@ struct report_series {
 	uint64_t spikes_total, spikes_overwritten, spikes_unlogged, stalls;
 	struct series_spike *spikes;
 	size_t nspikes;
+	bool borrowed; /* v and spikes belong to the running session: not freed here */
 };
 
 struct report {
@@ -113,7 +114,6 @@ void report_clear_results(struct report *r, size_t keep_warnings);
 void report_free(struct report *r);
 
 /* Views (reports/).  Each returns 0 or -errno. */
-json_t *report_json(const struct report *r);
 int report_json_write(const struct report *r, const char *path) __attribute__((warn_unused_result));
 /* Prometheus text format 0.0.4 for node_exporter's textfile collector, written atomically (or
  * to stdout for "-") so that a scrape never sees half a file. */

@@ -330,7 +330,9 @@ static void series_tick(struct session *s, uint64_t now)
 		series_auto_thresholds(s, now - s->t0);
 }
 
-/* Copy the series into the report (the session keeps its own). */
+/* Lend the series to the report: it is written on this (housekeeping)
+ * thread, the only one that changes them, and cleared or freed before they
+ * change again.  A copy would double their memory at every checkpoint. */
 static int add_series(struct report *r, struct session *s)
 {
 	for (unsigned i = 0; s->series && i < s->nthreads; i++) {
@@ -348,14 +350,9 @@ static int add_series(struct report *r, struct session *s)
 		rs->spikes_unlogged = se->spikes_unlogged;
 		rs->stalls = __atomic_load_n(&se->feed->stalls, __ATOMIC_RELAXED);
 		rs->nspikes = se->nspikes;
-		rs->v = malloc((se->n ? se->n : 1) * sizeof(*rs->v));
-		rs->spikes = malloc((se->nspikes ? se->nspikes : 1) * sizeof(*rs->spikes));
-		if (!rs->v || !rs->spikes)
-			return -ENOMEM;
-		if (se->n)
-			memcpy(rs->v, se->v, se->n * sizeof(*rs->v));
-		if (se->nspikes)
-			memcpy(rs->spikes, se->spikes, se->nspikes * sizeof(*rs->spikes));
+		rs->v = se->v;
+		rs->spikes = se->spikes;
+		rs->borrowed = true;
 	}
 	return 0;
 }

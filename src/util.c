@@ -86,28 +86,30 @@ int util_check_writable(const char *path)
 	return 0;
 }
 
-int util_write_atomic(const char *path, const char *data, size_t len)
+int util_write_atomic_with(const char *path, int (*fill)(FILE *f, void *arg), void *arg)
 {
 	char tmp[PATH_MAX], dir[PATH_MAX];
 	int fd = temp_in_dir_of(path, tmp, sizeof(tmp)), rc = 0;
+	FILE *f;
 
 	if (fd < 0)
 		return fd;
 	/* mkostemp makes 0600; a report is not a secret. */
 	(void)fchmod(fd, 0644);
-	for (size_t off = 0; off < len;) {
-		ssize_t n = write(fd, data + off, len - off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = -errno;
-			break;
-		}
-		off += (size_t)n;
-	}
-	if (!rc && fsync(fd) < 0)
+	if (!(f = fdopen(fd, "w"))) {
 		rc = -errno;
-	if (close(fd) < 0 && !rc)
+		close(fd);
+		unlink(tmp);
+		return rc;
+	}
+	errno = 0;
+	rc = fill(f, arg);
+	/* A full disk shows up here at the latest, as the buffer is flushed. */
+	if (!rc && (fflush(f) != 0 || ferror(f)))
+		rc = errno ? -errno : -EIO;
+	if (!rc && fsync(fileno(f)) < 0)
+		rc = -errno;
+	if (fclose(f) != 0 && !rc)
 		rc = -errno;
 	if (!rc && rename(tmp, path) < 0)
 		rc = -errno;
@@ -123,4 +125,23 @@ int util_write_atomic(const char *path, const char *data, size_t len)
 		close(fd);
 	}
 	return 0;
+}
+
+struct buffer {
+	const char *data;
+	size_t len;
+};
+
+static int fill_buffer(FILE *f, void *arg)
+{
+	const struct buffer *b = arg;
+
+	return fwrite(b->data, 1, b->len, f) == b->len ? 0 : errno ? -errno : -EIO;
+}
+
+int util_write_atomic(const char *path, const char *data, size_t len)
+{
+	struct buffer b = { data, len };
+
+	return util_write_atomic_with(path, fill_buffer, &b);
 }

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #define NSEC_PER_USEC 1000ull
@@ -24,6 +25,10 @@ void util_iso8601(uint64_t realtime_ns, char *buf, size_t len);
  * fsync, rename, fsync of the directory.  On failure the old file (if any) is
  * untouched and the temp file removed.  Returns 0 or -errno. */
 int util_write_atomic(const char *path, const char *data, size_t len)
+    __attribute__((warn_unused_result));
+/* The same for content written by `fill` to a stream (returns 0 or -errno), so
+ * that a large report need not be built in memory first. */
+int util_write_atomic_with(const char *path, int (*fill)(FILE *f, void *arg), void *arg)
     __attribute__((warn_unused_result));
 
 /* Check that a file could be created at `path` (its directory exists and is
