@@ -251,6 +251,7 @@ void report_free(struct report *r)
 	for (int i = 0; i < r->argc; i++)
 		free(r->argv[i]);
 	free(r->argv);
+	free(r->tool_name);
 	free(r->tool_version);
 	json_decref(r->system);
 	memset(r, 0, sizeof(*r));

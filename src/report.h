@@ -51,7 +51,17 @@ struct report_result {
 	/* Probe-specific integer counters (net: sent, received, lost, ...), on
 	 * the phase "all" results and summed in aggregates; NULL if none. */
 	json_t *counters;
+	/* REPORT_UNKNOWN_* bits: statistics the source did not record (a
+	 * cyclictest file without -h has no percentiles).  rtsoak's own
+	 * reports know everything: 0. */
+	unsigned unknown;
 };
+
+#define REPORT_UNKNOWN_PCT (1u << 0)	/* pct[] and hist */
+#define REPORT_UNKNOWN_STDDEV (1u << 1) /* stddev */
+#define REPORT_UNKNOWN_MAX_AT (1u << 2) /* max_at and top[] */
+#define REPORT_UNKNOWN_MISSED (1u << 3) /* missed */
+#define REPORT_UNKNOWN_MEAN (1u << 4)	/* mean (cyclictest wrote -nan) */
 
 /* One result's time series and spike log (series.h), for the first
  * result of each probe (timer, net, net.rtt) on each CPU. */
@@ -69,6 +79,7 @@ struct report_series {
 };
 
 struct report {
+	char *tool_name; /* NULL: rtsoak; "cyclictest" for an imported file */
 	char *tool_version;
 	char **argv;
 	int argc;
