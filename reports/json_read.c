@@ -334,6 +334,11 @@ static int read_root(struct rd *rd, struct report *r, json_t *root)
 	r->phases = json_incref(json_object_get(root, "phases"));
 	if (!json_is_array(r->loads) || !json_is_array(r->phases))
 		return fail(rd, "loads/phases", "missing or not an array");
+	/* Optional: reports from before --set and ab have neither. */
+	r->tweaks = json_incref(json_object_get(root, "tweaks"));
+	r->ab = json_incref(json_object_get(root, "ab"));
+	if ((r->tweaks && !json_is_array(r->tweaks)) || (r->ab && !json_is_object(r->ab)))
+		return fail(rd, "tweaks/ab", "not an array/object");
 	if ((rc = read_results(rd, r, root, "results", false)) ||
 	    (rc = read_results(rd, r, root, "aggregates", true)))
 		return rc;

@@ -131,6 +131,9 @@ static json_t *head_json(const struct report *r)
 	json_object_set_new(root, "histogram_layout", histogram_layout());
 	json_object_set_new(root, "results", results);
 	json_object_set_new(root, "aggregates", aggregates);
+	json_object_set_new(root, "tweaks", r->tweaks ? json_incref(r->tweaks) : json_array());
+	if (r->ab)
+		json_object_set(root, "ab", r->ab);
 	if (r->analysis)
 		json_object_set(root, "analysis", r->analysis);
 	return root;

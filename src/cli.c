@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "compare.h"
 #include "parse.h"
 #include "sysinfo.h"
 #include "util.h"
@@ -37,7 +38,10 @@ void cli_usage(FILE *out)
 	    "usage: rtsoak [run] [OPTION]...\n"
 	    "       rtsoak sysinfo\n"
 	    "       rtsoak reflect [--bind ADDR] [--port N] [--cpu N] [--priority P]\n"
-	    "       rtsoak report FILE.json [--json OUT]\n"
+	    "       rtsoak ab --set PATH=VALUE... [--rounds N] [--round-duration T] [OPTION]...\n"
+	    "       rtsoak report FILE.json [--json OUT] [--prom OUT]\n"
+	    "       rtsoak compare A.json B.json [--fail-if STAT>CHANGE]... [--json OUT]\n"
+	    "       rtsoak restore JOURNAL\n"
 	    "       rtsoak probes | loads | help | version\n"
 	    "\n"
 	    "Measure wake-up latency of pinned SCHED_FIFO threads and write a JSON report.\n"
@@ -74,6 +78,13 @@ void cli_usage(FILE *out)
 	    "      --net-timeout T    net probe: later answers are late; a bare number is ms (default 1s)\n"
 	    "      --net-priority N   net probe: the sender's SCHED_FIFO priority (default --priority - 1)\n"
 	    "      --net-sender-cpu N net probe: CPU of the sender (default: a housekeeping CPU)\n"
+	    "      --set PATH=VALUE   write VALUE to a /sys or /proc/sys file (PATH may be a glob)\n"
+	    "                         for the run; originals journalled in REPORT.journal and\n"
+	    "                         restored at the end (rtsoak restore after a crash)\n"
+	    "      --force            start although an earlier run's journal is still present\n"
+	    "      --rounds N         ab: rounds per arm, in ABBA order (default 4, at most 8)\n"
+	    "      --round-duration T ab: length of one round (default 60s)\n"
+	    "      --fail-if STAT>CHANGE  ab: exit 1 when B changes STAT by more (e.g. p99>+10%)\n"
 	    "  -h, --help             this help\n"
 	    "  -V, --version          print the version\n"
 	    "\n"
@@ -102,6 +113,11 @@ enum {
 	OPT_NET_TIMEOUT,
 	OPT_NET_PRIORITY,
 	OPT_NET_SENDER_CPU,
+	OPT_SET,
+	OPT_FORCE,
+	OPT_ROUNDS,
+	OPT_ROUND_DURATION,
+	OPT_FAIL_IF,
 };
 
 static const struct option run_options[] = {
@@ -133,6 +149,11 @@ static const struct option run_options[] = {
 	{ "net-timeout", required_argument, NULL, OPT_NET_TIMEOUT },
 	{ "net-priority", required_argument, NULL, OPT_NET_PRIORITY },
 	{ "net-sender-cpu", required_argument, NULL, OPT_NET_SENDER_CPU },
+	{ "set", required_argument, NULL, OPT_SET },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "rounds", required_argument, NULL, OPT_ROUNDS },
+	{ "round-duration", required_argument, NULL, OPT_ROUND_DURATION },
+	{ "fail-if", required_argument, NULL, OPT_FAIL_IF },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -373,16 +394,40 @@ static void default_output(char *buf, size_t len)
 		 iso + 11, iso + 14, iso + 17);
 }
 
-int cli_parse_run(struct run_config *cfg, int argc, char **argv)
+/* rtsoak ab: the run's length is its rounds; phases are the rounds. */
+static int check_ab(struct run_config *cfg, bool duration_given)
+{
+	if (!cfg->nset) {
+		cli_error("ab: needs --set PATH=VALUE (what the B rounds change)");
+		return EXIT_USAGE;
+	}
+	if (duration_given || cfg->loops) {
+		cli_error("ab: %s: the run lasts 2 x --rounds x --round-duration",
+			  duration_given ? "--duration" : "--loops");
+		return EXIT_USAGE;
+	}
+	if (cfg->rotate) {
+		cli_error(
+		    "ab: --schedule rotate: the rounds are the phases (loads run throughout)");
+		return EXIT_USAGE;
+	}
+	cfg->duration_ns = 2ull * cfg->ab_rounds * cfg->round_ns;
+	return -1;
+}
+
+static int parse(struct run_config *cfg, int argc, char **argv, bool ab)
 {
 	bool duration_given = false, cpus_given = false, load_cpus_given = false;
 	char *specs[LOAD_MAX_INSTANCES];
 	unsigned nspecs = 0;
-	char err[256];
+	char err[1024];
 	uint64_t v;
 	int opt, rc;
 
 	memset(cfg, 0, sizeof(*cfg));
+	cfg->ab = ab;
+	cfg->ab_rounds = AB_DEFAULT_ROUNDS;
+	cfg->round_ns = AB_DEFAULT_ROUND_NS;
 	cfg->priority = 95;
 	cfg->interval_ns = DEFAULT_INTERVAL_NS;
 	cfg->top_k = RECORDER_TOP_DEFAULT;
@@ -573,6 +618,54 @@ int cli_parse_run(struct run_config *cfg, int argc, char **argv)
 			cfg->net_sender_cpu = (int)v;
 			break;
 		}
+		case OPT_SET:
+			if (cfg->nset == CLI_MAX_SET) {
+				snprintf(err, sizeof(err), "at most %d", CLI_MAX_SET);
+				goto bad;
+			}
+			if ((rc = tweak_add(&cfg->tweaks, optarg, err, sizeof(err))) < 0) {
+				/* tweak_add names the option and path itself */
+				cli_error("%s", rc == -ENOMEM ? "out of memory" : err);
+				return EXIT_USAGE;
+			}
+			cfg->set[cfg->nset++] = optarg;
+			break;
+		case OPT_FORCE:
+			cfg->force = true;
+			break;
+		case OPT_FAIL_IF: {
+			struct compare_limit l;
+			if (!cfg->ab) {
+				snprintf(err, sizeof(err),
+					 "only with rtsoak ab (rtsoak compare for two reports)");
+				goto bad;
+			}
+			if (cfg->nfail_if == CLI_MAX_SET) {
+				snprintf(err, sizeof(err), "at most %d", CLI_MAX_SET);
+				goto bad;
+			}
+			if (compare_limit_parse(optarg, &l, err, sizeof(err))) {
+				cli_error("ab: %s", err);
+				return EXIT_USAGE;
+			}
+			cfg->fail_if[cfg->nfail_if++] = optarg;
+			break;
+		}
+		case OPT_ROUNDS:
+		case OPT_ROUND_DURATION:
+			if (!cfg->ab) {
+				snprintf(err, sizeof(err), "only with rtsoak ab");
+				goto bad;
+			}
+			if (opt == OPT_ROUNDS) {
+				if (parse_u64(optarg, 1, AB_MAX_ROUNDS, &v, err, sizeof(err)))
+					goto bad;
+				cfg->ab_rounds = (unsigned)v;
+			} else if (parse_duration(optarg, NSEC_PER_SEC, &cfg->round_ns, err,
+						  sizeof(err))) {
+				goto bad;
+			}
+			break;
 		case 'h':
 			cli_usage(stdout);
 			return EXIT_OK;
@@ -596,7 +689,9 @@ int cli_parse_run(struct run_config *cfg, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
-	if (!duration_given)
+	if (cfg->ab && (rc = check_ab(cfg, duration_given)) >= 0)
+		return rc;
+	if (!duration_given && !cfg->ab)
 		cfg->duration_ns = cfg->loops ? 0 : DEFAULT_DURATION_NS;
 	if (!cpus_given) {
 		struct cpuset online;
@@ -635,6 +730,12 @@ int cli_parse_run(struct run_config *cfg, int argc, char **argv)
 		cli_error("--prom: cannot create '%s': %s", cfg->prom, strerror(-rc));
 		return EXIT_USAGE;
 	}
+	/* Every run, with --set or not: a machine still tweaked by a crashed
+	 * run is not the machine the user thinks they measure. */
+	if ((rc = tweak_set_journal(&cfg->tweaks, cfg->output, cfg->force, err, sizeof(err))) < 0) {
+		cli_error("%s", rc == -ENOMEM ? "out of memory" : err);
+		return EXIT_ENV;
+	}
 	if (!cfg->series_given) {
 		/* 1 s, or coarser when the run would not fit in the limit: a
 		 * whole number of seconds, so intervals line up with the clock. */
@@ -646,6 +747,16 @@ int cli_parse_run(struct run_config *cfg, int argc, char **argv)
 	cfg->argc = argc;
 	cfg->argv = argv;
 	return -1;
+}
+
+int cli_parse_run(struct run_config *cfg, int argc, char **argv)
+{
+	return parse(cfg, argc, argv, false);
+}
+
+int cli_parse_ab(struct run_config *cfg, int argc, char **argv)
+{
+	return parse(cfg, argc, argv, true);
 }
 
 static json_t *cpus_json(const struct cpuset *s)
@@ -715,6 +826,15 @@ json_t *cli_config_json(const struct run_config *cfg)
 	json_object_set_new(c, "net_sender_cpu",
 			    cfg->net_sender_cpu >= 0 ? json_integer(cfg->net_sender_cpu)
 						     : json_null());
+	json_t *set = json_array();
+	for (unsigned i = 0; i < cfg->nset; i++)
+		json_array_append_new(set, json_string(cfg->set[i]));
+	json_object_set_new(c, "set", set);
+	json_object_set_new(c, "ab",
+			    cfg->ab ? json_pack("{s:I, s:I}", "rounds_per_arm",
+						(json_int_t)cfg->ab_rounds, "round_duration_ns",
+						(json_int_t)cfg->round_ns)
+				    : json_null());
 	for (unsigned i = 0; i < cfg->nprobes; i++)
 		if (!strcmp(cfg->probes[i].spec,
 			    "net")) /* loopback: the split uses kernel stamps */

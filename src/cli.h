@@ -12,10 +12,16 @@
 #include "cpuset.h"
 #include "load.h"
 #include "probe.h"
+#include "tweak.h"
 
 #define CLI_MAX_PROBES 8
 #define CLI_DEFAULT_PROBES "timer,net"
 #define CLI_MAX_RECORD 64
+#define CLI_MAX_SET 64
+/* rtsoak ab: each round is a phase (PROBE_MAX_PHASES) */
+#define AB_MAX_ROUNDS ((PROBE_MAX_PHASES - 1) / 2)
+#define AB_DEFAULT_ROUNDS 4
+#define AB_DEFAULT_ROUND_NS (60 * 1000000000ull)
 
 /* Exit codes (man page, EXIT STATUS). */
 enum {
@@ -62,6 +68,18 @@ struct run_config {
 	int net_family;	    /* 4 or 6; 0: the target's (loopback: 4) */
 	int net_priority;   /* 0: --priority - 1 (at least 1) */
 	int net_sender_cpu; /* -1: a housekeeping or unmeasured CPU */
+	/* --set PATH=VALUE: checked at parse time, journalled and applied by
+	 * the session, restored on every way out. */
+	struct tweak_set tweaks;
+	char *set[CLI_MAX_SET]; /* as given, for the config echo */
+	unsigned nset;
+	bool force; /* --force: start despite an earlier run's journal */
+	/* rtsoak ab: rounds per arm, ABBA order, tweaks only in B rounds. */
+	bool ab;
+	unsigned ab_rounds;
+	uint64_t round_ns;
+	char *fail_if[CLI_MAX_SET]; /* ab --fail-if, checked by compare_limit_parse */
+	unsigned nfail_if;
 	int argc;
 	char **argv;
 };
@@ -70,6 +88,8 @@ struct run_config {
  * Returns -1 to go on, or an exit code after printing help/version (0) or a
  * one-line error (EXIT_USAGE). */
 int cli_parse_run(struct run_config *cfg, int argc, char **argv);
+/* The same for `rtsoak ab` (adds --rounds and --round-duration, needs --set). */
+int cli_parse_ab(struct run_config *cfg, int argc, char **argv);
 void cli_usage(FILE *out);
 /* The effective configuration as the report's "config" object. */
 json_t *cli_config_json(const struct run_config *cfg);

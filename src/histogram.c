@@ -78,3 +78,29 @@ uint64_t histogram_percentile(const struct histogram *h, double p, uint64_t min,
 	}
 	return max; /* not reached: seen == n >= rank */
 }
+
+void histogram_rank_bounds(const struct histogram *h, uint64_t rank, uint64_t min, uint64_t max,
+			   uint64_t *lo, uint64_t *hi)
+{
+	uint64_t n = histogram_total(h), seen = 0;
+
+	*lo = min;
+	*hi = max;
+	if (n == 0 || rank <= 1 || rank >= n) {
+		if (rank >= n)
+			*lo = max;
+		else
+			*hi = min;
+		return;
+	}
+	for (unsigned i = 0; i < HISTOGRAM_BUCKETS; i++) {
+		seen += h->bucket[i];
+		if (seen < rank)
+			continue;
+		if (histogram_lower(i) > min)
+			*lo = histogram_lower(i);
+		if (i < HISTOGRAM_OVERFLOW && histogram_upper(i) - 1 < max)
+			*hi = histogram_upper(i) - 1;
+		return;
+	}
+}

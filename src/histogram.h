@@ -60,4 +60,10 @@ uint64_t histogram_total(const struct histogram *h);
  * [min, max], which the caller knows exactly.  Returns 0 when empty. */
 uint64_t histogram_percentile(const struct histogram *h, double p, uint64_t min, uint64_t max);
 
+/* Where the sample of rank `rank` (1-based) lies for certain: its bucket's
+ * bounds [*lo, *hi], clamped to [min, max] (exact at ranks 1 and n).  For
+ * confidence intervals, which must not be narrowed by a midpoint guess. */
+void histogram_rank_bounds(const struct histogram *h, uint64_t rank, uint64_t min, uint64_t max,
+			   uint64_t *lo, uint64_t *hi);
+
 #endif

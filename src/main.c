@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "compare.h"
 #include "probe.h"
 #include "reflect.h"
 #include "report.h"
@@ -24,6 +25,39 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	cfg.argc = full_argc;
 	cfg.argv = full_argv;
 	return session_run(&cfg);
+}
+
+/* rtsoak ab: a run whose phases are A and B rounds (cli_parse_ab). */
+static int cmd_ab(int argc, char **argv, int full_argc, char **full_argv)
+{
+	static struct run_config cfg;
+	int rc = cli_parse_ab(&cfg, argc, argv);
+
+	if (rc >= 0)
+		return rc;
+	cfg.argc = full_argc;
+	cfg.argv = full_argv;
+	return session_run(&cfg);
+}
+
+/* rtsoak restore JOURNAL: put back what a crashed run changed. */
+static int cmd_restore(int argc, char **argv)
+{
+	char err[1024] = "";
+	int rc;
+
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		puts("usage: rtsoak restore JOURNAL  (the REPORT.journal a run with --set left)");
+		return EXIT_OK;
+	}
+	if (argc != 2) {
+		cli_error("restore: expected one journal file (usage: rtsoak restore JOURNAL)");
+		return EXIT_USAGE;
+	}
+	rc = tweak_journal_restore(argv[1], stdout, err, sizeof(err));
+	if (rc != EXIT_OK && err[0])
+		cli_error("restore: %s", err);
+	return rc;
 }
 
 static int cmd_sysinfo(int argc, char **argv)
@@ -153,6 +187,12 @@ int main(int argc, char **argv)
 		return cmd_sysinfo(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return cmd_report(argc - 1, argv + 1);
+	if (!strcmp(cmd, "ab"))
+		return cmd_ab(argc - 1, argv + 1, argc, argv);
+	if (!strcmp(cmd, "restore"))
+		return cmd_restore(argc - 1, argv + 1);
+	if (!strcmp(cmd, "compare"))
+		return compare_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "probes"))
 		return cmd_probes(argc - 1, argv + 1);
 	if (!strcmp(cmd, "loads"))
@@ -168,7 +208,7 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	cli_error(
-	    "unknown command '%s' (commands: run, sysinfo, report, probes, loads, reflect, help, "
+	    "unknown command '%s' (commands: run, ab, sysinfo, report, compare, restore, probes, loads, reflect, help, "
 	    "version)",
 	    cmd);
 	return EXIT_USAGE;

@@ -14,7 +14,20 @@ void phase_plan_init(struct phase_plan *p, const struct run_config *cfg)
 	memset(p, 0, sizeof(*p));
 	p->rotate = cfg->rotate;
 	p->phase_ns = cfg->phase_ns;
-	if (!cfg->rotate) {
+	if (cfg->ab) {
+		/* One phase per round, in ABBA order (A B B A A B B A ...): a
+		 * drift that is linear in time adds the same to both arms.  The
+		 * loads run throughout (same mask: the supervisor keeps them). */
+		unsigned seen[2] = { 0, 0 };
+		p->rotate = true;
+		p->phase_ns = cfg->round_ns;
+		p->n = 2 * cfg->ab_rounds;
+		for (unsigned i = 0; i < p->n; i++) {
+			unsigned b = i % 4 == 1 || i % 4 == 2;
+			snprintf(p->name[i], sizeof(p->name[0]), "%c%u", b ? 'B' : 'A', ++seen[b]);
+			p->mask[i] = cfg->nloads ? (1u << cfg->nloads) - 1 : 0;
+		}
+	} else if (!cfg->rotate) {
 		p->n = 1;
 		snprintf(p->name[0], sizeof(p->name[0]), "all");
 		p->mask[0] = cfg->nloads ? (1u << cfg->nloads) - 1 : 0;
@@ -30,6 +43,12 @@ void phase_plan_init(struct phase_plan *p, const struct run_config *cfg)
 		p->occurrences[i] = json_array();
 		p->sys_acc[i] = json_object();
 	}
+}
+
+char phase_ab_arm(const struct phase_plan *p, unsigned idx)
+{
+	char c = p->name[idx][0];
+	return c == 'A' || c == 'B' ? c : 0;
 }
 
 void phase_begin(struct phase_plan *p, unsigned idx, uint64_t t_ns)

@@ -2,7 +2,8 @@
  *
  * `--schedule together` has one phase, "all", with every load.  `rotate`
  * has "idle" (no load), then one phase per load named by its spec, cycled
- * every --phase-duration.  The probes read `current` once per sample and
+ * every --phase-duration.  `rtsoak ab` has one phase per round, "A1",
+ * "B1", "B2", "A2", ..., with every load in each.  The probes read `current` once per sample and
  * record into that phase's recorder, so a single run answers "which load
  * hurts which CPU".  A boundary is taken when the supervisor has stopped
  * the old phase's workers and forked the new one's; it is timestamped on
@@ -34,6 +35,8 @@ struct phase_plan {
 };
 
 void phase_plan_init(struct phase_plan *p, const struct run_config *cfg);
+/* rtsoak ab: 'A' or 'B' for the round phase idx ("A1", "B2", ...). */
+char phase_ab_arm(const struct phase_plan *p, unsigned idx);
 /* Enter phase idx at t_ns (since start): snapshot the system counters. */
 void phase_begin(struct phase_plan *p, unsigned idx, uint64_t t_ns);
 /* Leave the current phase at t_ns: close its occurrence, sum the deltas. */

@@ -235,7 +235,9 @@ void report_clear_results(struct report *r, size_t keep_warnings)
 	r->series = NULL;
 	r->nseries = 0;
 	json_decref(r->analysis);
-	r->analysis = NULL;
+	json_decref(r->tweaks);
+	json_decref(r->ab);
+	r->analysis = r->tweaks = r->ab = NULL;
 	while (r->nwarnings > keep_warnings)
 		free(r->warnings[--r->nwarnings]);
 	json_decref(r->config);

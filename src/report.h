@@ -100,6 +100,8 @@ struct report {
 	struct report_series *series;
 	size_t nseries;
 	json_t *analysis; /* analysis.c: derived from the above */
+	json_t *tweaks;	  /* --set: [{path, original, value}] */
+	json_t *ab;	  /* rtsoak ab: rounds, order and the verdicts (compare.c) */
 };
 
 const char *report_status_name(enum report_status s);

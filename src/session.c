@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "compare.h"
 #include "phase.h"
 #include "probe.h"
 #include "progress.h"
@@ -70,6 +71,7 @@ struct session {
 	uint64_t warmup_ns; /* --spike-threshold auto: set after this long */
 	unsigned prom_failures;
 	int prom_errno;
+	bool tweak_failed; /* ab: a switch could not apply or restore the tweaks */
 };
 
 static void kick_handler(int sig)
@@ -245,7 +247,27 @@ static void stop_families(struct session *s)
 static void switch_phase(struct session *s, struct report *r)
 {
 	unsigned next = (s->phases.current + 1) % s->phases.n;
-	int rc = load_supervisor_phase(s->sup, next, 5000);
+	int rc;
+
+	/* ab: tweaks change at the end of the old round, so the disturbance
+	 * of the writes lands in A and B rounds alike (ABBA). */
+	if (s->cfg->ab &&
+	    phase_ab_arm(&s->phases, next) != phase_ab_arm(&s->phases, s->phases.current)) {
+		char err[1024];
+		if (phase_ab_arm(&s->phases, next) == 'B')
+			rc = tweak_apply(&s->cfg->tweaks, err, sizeof(err));
+		else
+			rc = tweak_unapply(&s->cfg->tweaks, err, sizeof(err));
+		if (rc < 0) {
+			progress_done(&s->prog);
+			cli_error("ab: round %s: %s", s->phases.name[next], err);
+			report_warn(r, "ab: round %s: %s; the run ended there",
+				    s->phases.name[next], err);
+			s->tweak_failed = true;
+			return;
+		}
+	}
+	rc = s->sup ? load_supervisor_phase(s->sup, next, 5000) : 0;
 	uint64_t t = util_now_ns(CLOCK_MONOTONIC) - s->t0;
 
 	if (rc)
@@ -424,6 +446,8 @@ static int wait_for_end(struct session *s, struct report *r)
 			return 0;
 		if (now >= next_switch) {
 			switch_phase(s, r);
+			if (s->tweak_failed)
+				return 0;
 			next_switch += s->phases.phase_ns;
 			continue;
 		}
@@ -523,23 +547,36 @@ static int build_results(struct report *r, struct session *s, bool live)
 	const struct phase_plan *ph = &s->phases;
 	struct recorder *scratch = live ? recorder_alloc(s->cfg->top_k, -1) : NULL;
 	struct recorder *all = ph->n > 1 ? recorder_alloc(s->cfg->top_k, -1) : NULL;
+	struct recorder *arm[2] = { NULL, NULL };
 	int rc = -ENOMEM;
 
 	if ((live && !scratch) || (ph->n > 1 && !all))
 		goto out;
+	/* ab: each arm's rounds merged, beside "all" */
+	for (int a = 0; s->cfg->ab && a < 2; a++)
+		if (!(arm[a] = recorder_alloc(s->cfg->top_k, -1)))
+			goto out;
 	for (unsigned i = 0; i < s->nthreads; i++) {
 		struct probe_thread *t = &s->threads[i];
 		for (unsigned k = 0; k < t->nrec; k++) {
 			if (all)
 				recorder_init(all, s->cfg->top_k,
 					      (struct recorder_sample *)(all + 1));
+			for (int a = 0; arm[0] && a < 2; a++)
+				recorder_init(arm[a], s->cfg->top_k,
+					      (struct recorder_sample *)(arm[a] + 1));
 			for (unsigned p = 0; p < ph->n; p++) {
 				const struct recorder *rec = source(t->rec[k][p], scratch);
 				if ((rc = add_result(r, t, k, ph->name[p], rec)))
 					goto out;
 				if (all)
 					recorder_merge(all, rec);
+				if (arm[0])
+					recorder_merge(arm[phase_ab_arm(ph, p) == 'B'], rec);
 			}
+			if (arm[0] && ((rc = add_result(r, t, k, "A", arm[0])) ||
+				       (rc = add_result(r, t, k, "B", arm[1]))))
+				goto out;
 			if (all && (rc = add_result(r, t, k, "all", all)))
 				goto out;
 		}
@@ -548,6 +585,8 @@ static int build_results(struct report *r, struct session *s, bool live)
 out:
 	recorder_free(scratch);
 	recorder_free(all);
+	recorder_free(arm[0]);
+	recorder_free(arm[1]);
 	return rc;
 }
 
@@ -568,7 +607,8 @@ static int build_report(struct report *r, struct session *s, bool live, bool ful
 		    r->loads,
 		    load_supervisor_report(s->sup, i, phase_load_active_ns(&s->phases, i), s->t0));
 	r->phases = phase_report(&s->phases, cfg);
-	if (!r->loads || !r->phases)
+	r->tweaks = tweak_report(&cfg->tweaks);
+	if (!r->loads || !r->phases || !r->tweaks)
 		return -ENOMEM;
 	int rc = build_results(r, s, live);
 	if (!rc && full)
@@ -690,6 +730,26 @@ static int start_loads(struct session *s, struct report *r)
 	return -1;
 }
 
+/* --set: journal, write, read back.  A value the kernel does not take is
+ * an environment error (exit 3); everything written is restored. */
+static int apply_tweaks(struct run_config *cfg)
+{
+	char err[1024];
+	int rc = tweak_apply(&cfg->tweaks, err, sizeof(err));
+
+	if (rc == 0)
+		return -1;
+	cli_error("--set: %s", rc == -ENOMEM ? "out of memory" : err);
+	return EXIT_ENV;
+}
+
+static char restore_err[1024];
+
+static int restore_tweaks(struct run_config *cfg)
+{
+	return tweak_restore(&cfg->tweaks, restore_err, sizeof(restore_err));
+}
+
 static int fill_header(struct report *r, struct run_config *cfg)
 {
 	r->tool_version = strdup(PACKAGE_VERSION);
@@ -706,6 +766,41 @@ static int fill_header(struct report *r, struct run_config *cfg)
 	return 0;
 }
 
+/* ab --fail-if, checked by the command line parser already. */
+static unsigned ab_limits(const struct run_config *cfg, struct compare_limit *lim)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < cfg->nfail_if; i++) {
+		char err[256];
+		if (compare_limit_parse(cfg->fail_if[i], &lim[n], err, sizeof(err)) == 0)
+			n++;
+	}
+	return n;
+}
+
+/* rtsoak ab: the verdicts from the per-round values, into the report. */
+static int ab_verdict(struct report *r, struct comparison *c, const struct run_config *cfg)
+{
+	struct compare_limit lim[CLI_MAX_SET];
+	unsigned nlim = ab_limits(cfg, lim);
+	json_t *order = json_array();
+
+	if (!order || compare_build_ab(c, r, cfg->output) < 0) {
+		json_decref(order);
+		return -ENOMEM;
+	}
+	json_t *phases = json_object_get(r->config, "phases");
+	size_t i;
+	json_t *p;
+	json_array_foreach (phases, i, p)
+		json_array_append(order, p);
+	r->ab = json_pack("{s:I, s:I, s:o, s:s, s:o}", "rounds_per_arm", (json_int_t)cfg->ab_rounds,
+			  "round_duration_ns", (json_int_t)cfg->round_ns, "order", order,
+			  "statistic", "p99", "comparison", compare_json(c, lim, nlim));
+	return r->ab ? 0 : -ENOMEM;
+}
+
 int session_run(struct run_config *cfg)
 {
 	struct session s = {
@@ -718,6 +813,8 @@ int session_run(struct run_config *cfg)
 	struct sigaction sa = { .sa_handler = kick_handler };
 	sigset_t block;
 	int dma_fd = -1, rc, sig, failed;
+	struct comparison ab = { 0 };
+	bool restore_failed = false;
 	uint64_t t0;
 
 	/* A shell starts background jobs with SIGINT ignored, and an ignored
@@ -737,6 +834,10 @@ int session_run(struct run_config *cfg)
 	sigaction(SESSION_KICK_SIGNAL, &sa, NULL);
 
 	if ((rc = check_environment(cfg, &r, &dma_fd)) >= 0)
+		goto out;
+	/* Tweaks before the snapshot, so that it shows the tweaked system;
+	 * ab starts with a baseline round and applies them at its B rounds. */
+	if (!cfg->ab && (rc = apply_tweaks(cfg)) >= 0)
 		goto out;
 	pin_housekeeping(cfg, &r);
 	if (fill_header(&r, cfg) < 0) {
@@ -798,7 +899,14 @@ int session_run(struct run_config *cfg)
 				    s.threads[i].pc->results[0], s.threads[i].cpu);
 	set_times(&r, &s, util_now_ns(CLOCK_MONOTONIC) - t0);
 	phase_end(&s.phases, r.duration_ns);
+	failed |= s.tweak_failed;
+	/* Loads stopped, the machine goes back to how it was before the
+	 * report is written: a failure is in the report, the journal stays. */
 	load_supervisor_stop(s.sup);
+	if (restore_tweaks(cfg) < 0) {
+		report_warn(&r, "--set: %s", restore_err);
+		restore_failed = true;
+	}
 	if (s.prom_failures)
 		report_warn(&r, "%u write(s) of the --prom file '%s' failed (last: %s)",
 			    s.prom_failures, cfg->prom, strerror(s.prom_errno));
@@ -809,7 +917,7 @@ int session_run(struct run_config *cfg)
 	if (sig)
 		report_warn(&r, "interrupted by %s", strsignal(sig));
 
-	if (build_report(&r, &s, false, true) < 0) {
+	if (build_report(&r, &s, false, true) < 0 || (cfg->ab && ab_verdict(&r, &ab, cfg) < 0)) {
 		cli_error("out of memory while building the report");
 		rc = EXIT_ENV;
 		goto out;
@@ -838,8 +946,30 @@ int session_run(struct run_config *cfg)
 		if (out == stdout)
 			printf("report: %s\n", cfg->output);
 	}
+	if (cfg->ab && !failed) {
+		struct compare_limit lim[CLI_MAX_SET];
+		unsigned nlim = ab_limits(cfg, lim);
+		if (!cfg->quiet) {
+			fputc('\n', stdout);
+			compare_print(&ab, lim, nlim, stdout);
+		}
+		rc = EXIT_OK;
+		for (unsigned i = 0; i < nlim; i++)
+			for (size_t k = 0; k < ab.n; k++) {
+				bool ok;
+				if (compare_limit_broken(&lim[i], &ab.m[k], &ok))
+					rc = EXIT_LIMIT;
+			}
+		goto out;
+	}
 	rc = failed ? EXIT_ENV : EXIT_OK;
 out:
+	/* Every way out restores (idempotent after the one above). */
+	if (restore_tweaks(cfg) < 0 || restore_failed) {
+		/* The report is written; the machine is not as it was. */
+		cli_error("--set: %s", restore_err);
+		rc = EXIT_ENV;
+	}
 	load_supervisor_stop(s.sup);
 	load_supervisor_free(s.sup);
 	for (unsigned i = 0; i < cfg->nloads; i++)
@@ -848,6 +978,7 @@ out:
 	if (dma_fd >= 0)
 		close(dma_fd);
 	free_threads(&s);
+	compare_free(&ab);
 	report_free(&r);
 	return rc;
 }

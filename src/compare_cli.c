@@ -1,0 +1,151 @@
+/* compare_cli: `rtsoak compare A.json B.json [--json OUT] [--fail-if EXPR]...`.
+ * Exit 0, or 1 when a --fail-if limit is broken, 2 on bad input. */
+#include <config.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "compare.h"
+#include "util.h"
+
+#define MAX_LIMITS 32
+
+static const char usage[] =
+    "usage: rtsoak compare A.json B.json [--fail-if STAT>CHANGE]... [--json OUT]\n"
+    "  A is the baseline, B the run under test; each file is an rtsoak report or a\n"
+    "  cyclictest --json file.  STAT: count min mean p50 p90 p99 p99.9 p99.99 p99.999\n"
+    "  max missed; CHANGE: +10%, -5%, +50us (B - A; trips when the change is larger).\n";
+
+/* Every limit must be checkable where both sides have samples: a CI gate
+ * that silently passes on a file without percentiles would be a lie. */
+static int limits_checkable(const struct comparison *c, const struct compare_limit *l, size_t nl)
+{
+	for (size_t i = 0; i < nl; i++)
+		for (size_t k = 0; k < c->n; k++) {
+			const struct compare_match *m = &c->m[k];
+			bool ok;
+			(void)compare_limit_broken(&l[i], m, &ok);
+			if (ok || !m->a->count || !m->b->count)
+				continue;
+			cli_error("compare: --fail-if %s: %s does not record %s", l[i].text,
+				  (m->a->unknown ? c->path_a : c->path_b),
+				  compare_stat_name[l[i].stat]);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+static int write_json(const struct comparison *c, const struct compare_limit *l, size_t nl,
+		      const char *path)
+{
+	json_t *root = compare_json(c, l, nl);
+	char *text = root ? json_dumps(root, JSON_INDENT(2)) : NULL;
+	int rc;
+
+	json_decref(root);
+	if (!text)
+		return -ENOMEM;
+	if (!strcmp(path, "-")) {
+		rc = puts(text) < 0 ? -EIO : 0;
+	} else {
+		size_t len = strlen(text);
+		text[len] = '\n'; /* replace the NUL: the buffer is written by length */
+		rc = util_write_atomic(path, text, len + 1);
+	}
+	free(text);
+	return rc;
+}
+
+int compare_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", required_argument, NULL, 'j' },
+		{ "fail-if", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct compare_limit limits[MAX_LIMITS];
+	size_t nlimits = 0;
+	const char *json_out = NULL;
+	struct report ra, rb;
+	struct comparison c;
+	char err[512];
+	int opt, rc, exit_code = EXIT_OK;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			json_out = optarg;
+			break;
+		case 'f':
+			if (nlimits == MAX_LIMITS) {
+				cli_error("compare: at most %d --fail-if limits", MAX_LIMITS);
+				return EXIT_USAGE;
+			}
+			if (compare_limit_parse(optarg, &limits[nlimits++], err, sizeof(err))) {
+				cli_error("compare: %s", err);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return EXIT_OK;
+		case ':':
+			cli_error("compare: %s needs a value", argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			cli_error("compare: unknown option '%s'", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 2) {
+		cli_error("compare: expected two files, A (baseline) and B (usage: rtsoak compare "
+			  "A.json B.json [--fail-if STAT>CHANGE]... [--json OUT])");
+		return EXIT_USAGE;
+	}
+	if (json_out && strcmp(json_out, "-") && (rc = util_check_writable(json_out)) < 0) {
+		cli_error("compare: --json: cannot write '%s': %s", json_out, strerror(-rc));
+		return EXIT_USAGE;
+	}
+	if ((rc = report_json_read(argv[optind], &ra, err, sizeof(err))) < 0) {
+		cli_error("compare: %s", err);
+		return rc == -ENOMEM ? EXIT_ENV : EXIT_USAGE;
+	}
+	if ((rc = report_json_read(argv[optind + 1], &rb, err, sizeof(err))) < 0) {
+		cli_error("compare: %s", err);
+		report_free(&ra);
+		return rc == -ENOMEM ? EXIT_ENV : EXIT_USAGE;
+	}
+	if (compare_build(&c, &ra, argv[optind], &rb, argv[optind + 1]) < 0) {
+		cli_error("compare: out of memory");
+		exit_code = EXIT_ENV;
+		goto out;
+	}
+	if (limits_checkable(&c, limits, nlimits)) {
+		exit_code = EXIT_USAGE;
+		goto out;
+	}
+	/* The table goes to stderr when the JSON takes stdout. */
+	compare_print(&c, limits, nlimits, json_out && !strcmp(json_out, "-") ? stderr : stdout);
+	if (json_out && (rc = write_json(&c, limits, nlimits, json_out)) < 0) {
+		cli_error("compare: --json: cannot write '%s': %s", json_out, strerror(-rc));
+		exit_code = EXIT_USAGE;
+		goto out;
+	}
+	for (size_t i = 0; i < nlimits; i++)
+		for (size_t k = 0; k < c.n; k++) {
+			bool ok;
+			if (compare_limit_broken(&limits[i], &c.m[k], &ok))
+				exit_code = EXIT_LIMIT;
+		}
+out:
+	compare_free(&c);
+	report_free(&ra);
+	report_free(&rb);
+	return exit_code;
+}

@@ -1,0 +1,640 @@
+/* tweak: --set on real sysctl and sysfs files, the journal, and `rtsoak
+ * restore` after a simulated crash.  Only harmless values are written: one
+ * more than the current vmstat interval, printk rate limit or netdev budget
+ * for a few milliseconds, or a file's current value (slab cpu_partial, THP).
+ * Every scenario checks that the originals are back; journals live in a fresh
+ * mktemp directory. */
+#include <config.h>
+
+#include <errno.h>
+#include <glob.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "tweak.h"
+#include "util.h"
+
+#define STAT_INTERVAL "/proc/sys/vm/stat_interval"
+#define RATELIMIT "/proc/sys/kernel/printk_ratelimit"
+#define BUDGET "/proc/sys/net/core/netdev_budget"
+#define THP "/sys/kernel/mm/transparent_hugepage/enabled"
+#define PRINTK_TIME "/sys/module/printk/parameters/time"
+#define SLAB_GLOB "/sys/kernel/slab/*/cpu_partial"
+
+static const char *const tunables[] = { STAT_INTERVAL, RATELIMIT, BUDGET, THP, PRINTK_TIME };
+#define NTUNABLES (sizeof(tunables) / sizeof(tunables[0]))
+static char before[NTUNABLES][256];
+
+static char dir[] = "/tmp/test_tweak-XXXXXX";
+static char report[256], journal[300], err[1024];
+
+static void get(const char *path, char *buf, size_t len)
+{
+	if (util_read_file(path, buf, len) < 0)
+		buf[0] = '\0';
+}
+
+static bool holds(const char *path, const char *want)
+{
+	char buf[256];
+
+	get(path, buf, sizeof(buf));
+	return !strcmp(buf, want);
+}
+
+/* Every tunable as it was when the test started. */
+static bool untouched(void)
+{
+	for (size_t i = 0; i < NTUNABLES; i++)
+		if (*before[i] && !holds(tunables[i], before[i]))
+			return false;
+	return true;
+}
+
+static const char *plus1(const char *path)
+{
+	static char buf[4][32];
+	static int k;
+	char cur[64];
+
+	get(path, cur, sizeof(cur));
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof(buf[k]), "%ld", strtol(cur, NULL, 10) + 1);
+	return buf[k];
+}
+
+static bool exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+static bool one_line(void)
+{
+	return *err && !strchr(err, '\n');
+}
+
+static int add(struct tweak_set *ts, const char *path, const char *value)
+{
+	char spec[PATH_MAX + 64];
+
+	snprintf(spec, sizeof(spec), "%s=%s", path, value);
+	err[0] = '\0';
+	return tweak_add(ts, spec, err, sizeof(err));
+}
+
+static bool add_fails(const char *spec, const char *want)
+{
+	struct tweak_set ts = { 0 };
+	bool r;
+
+	err[0] = '\0';
+	r = tweak_add(&ts, spec, err, sizeof(err)) == -EINVAL && ts.n == 0 && one_line() &&
+	    strstr(err, want);
+	if (!r)
+		diag("%s: %s", spec, err);
+	tweak_set_free(&ts);
+	return r;
+}
+
+static int set_journal(struct tweak_set *ts)
+{
+	err[0] = '\0';
+	return tweak_set_journal(ts, report, false, err, sizeof(err));
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void test_add(void)
+{
+	struct tweak_set ts = { 0 };
+	char link[300], plain[300], spec[400];
+
+	ok(add(&ts, STAT_INTERVAL, "2") == 0 && ts.n == 1 && !strcmp(ts.v[0].path, STAT_INTERVAL) &&
+	       !strcmp(ts.v[0].value, "2") && !ts.v[0].original && !ts.v[0].applied,
+	   "add_accepts_a_proc_sys_file");
+	ok(add_fails(STAT_INTERVAL, "--set " STAT_INTERVAL ": expected PATH=VALUE"),
+	   "add_rejects_a_spec_without_equals");
+	ok(add_fails(STAT_INTERVAL "=", "--set " STAT_INTERVAL ": needs a value"),
+	   "add_rejects_an_empty_value");
+	ok(add_fails("proc/sys/vm/stat_interval=1", "needs an absolute path"),
+	   "add_rejects_a_relative_path");
+	ok(add_fails("/etc/hostname=x", "--set /etc/hostname: not under /sys or /proc/sys"),
+	   "add_rejects_a_file_outside_sys_and_proc_sys");
+	ok(add_fails("/proc/sysvipc/shm=1", "--set /proc/sysvipc/shm: not under /sys or /proc/sys"),
+	   "add_rejects_a_proc_sys_lookalike");
+	snprintf(plain, sizeof(plain), "%s/plain", dir);
+	write_file(plain, "1\n");
+	snprintf(spec, sizeof(spec), "%s=2", plain);
+	ok(add_fails(spec, "not under /sys or /proc/sys"), "add_rejects_a_tmp_file");
+
+	/* The resolved path is what is checked and recorded. */
+	snprintf(link, sizeof(link), "%s/link-in", dir);
+	ok(symlink(STAT_INTERVAL, link) == 0 && add(&ts, link, "2") == -EINVAL &&
+	       strstr(err, "(-> " STAT_INTERVAL "): set twice"),
+	   "add_rejects_a_file_set_twice_through_a_symlink");
+	{
+		struct tweak_set t2 = { 0 };
+
+		ok(add(&t2, link, "2") == 0 && t2.n == 1 && !strcmp(t2.v[0].path, STAT_INTERVAL),
+		   "add_follows_a_symlink_into_proc_sys_and_records_the_target");
+		tweak_set_free(&t2);
+	}
+	snprintf(link, sizeof(link), "%s/link-out", dir);
+	snprintf(spec, sizeof(spec), "%s=x", link);
+	ok(symlink("/etc/hostname", link) == 0 &&
+	       add_fails(spec, "(-> /etc/hostname): not under /sys or /proc/sys"),
+	   "add_rejects_a_symlink_out_of_sys_naming_its_target");
+	ok(add_fails("/proc/sys/vm/no_such_tunable=1",
+		     "--set /proc/sys/vm/no_such_tunable: No such file or directory"),
+	   "add_rejects_a_missing_file");
+	ok(add_fails("/sys/kernel/slab/*/cpu_partal=0",
+		     "--set /sys/kernel/slab/*/cpu_partal: matches no file"),
+	   "add_rejects_a_glob_that_matches_nothing");
+	ok(add_fails("/proc/sys/kernel/osrelease=1", "osrelease: read-only (mode 0444)"),
+	   "add_rejects_a_read_only_file");
+	ok(add_fails("/proc/sys/vm/drop_caches=1", "drop_caches: write-only"),
+	   "add_rejects_a_write_only_file");
+	ok(add_fails("/proc/sys/vm=1", "--set /proc/sys/vm: not a regular file"),
+	   "add_rejects_a_directory");
+	ok(add(&ts, STAT_INTERVAL, "3") == -EINVAL && one_line() &&
+	       !strcmp(err, "--set " STAT_INTERVAL ": set twice"),
+	   "add_rejects_a_file_set_twice");
+	/* /proc/sys/vm/ holds compact_memory and drop_caches (write-only): all
+	 * of it is refused. */
+	ok(add(&ts, "/proc/sys/vm/*", "1") == -EINVAL && ts.n == 1 && strstr(err, "write-only"),
+	   "add_keeps_nothing_of_a_glob_with_one_bad_match");
+	ok(untouched(), "add_writes_nothing");
+	tweak_set_free(&ts);
+}
+
+static void test_value_equal(void)
+{
+	ok(tweak_value_equal("madvise", "always [madvise] never\n") &&
+	       tweak_value_equal("none", "[none] mq-deadline") &&
+	       !tweak_value_equal("always", "always [madvise] never"),
+	   "value_equal_compares_the_bracketed_selection");
+	ok(tweak_value_equal("10", "010\n") && tweak_value_equal("+5", "5") &&
+	       tweak_value_equal("4 4 1 7", "4\t4\t1\t7\n") &&
+	       tweak_value_equal("18446744073709551615", "18446744073709551615") &&
+	       !tweak_value_equal("5", "6") && !tweak_value_equal("1", "Y") &&
+	       !tweak_value_equal("-1", "1"),
+	   "value_equal_compares_numbers_and_tokens");
+	ok(tweak_value_equal("1", "00000000,00000001") && tweak_value_equal("F", "0000000f") &&
+	       tweak_value_equal("0,1,2,3", "0-3") && !tweak_value_equal("3", "0-1") &&
+	       !tweak_value_equal("ff", "000000fe"),
+	   "value_equal_compares_cpumasks_and_cpulists");
+}
+
+/* A child named "rtsoak" stands for a run that is still going. */
+static pid_t fake_rtsoak(void)
+{
+	int p[2];
+	char c;
+	pid_t pid;
+
+	if (pipe(p) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_NAME, "rtsoak");
+		(void)!write(p[1], "x", 1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	(void)!read(p[0], &c, 1);
+	close(p[0]);
+	return pid;
+}
+
+static void test_journal_path(void)
+{
+	struct tweak_set ts = { 0 };
+	char cwd[PATH_MAX], want[PATH_MAX + 32], text[256];
+	pid_t child;
+
+	ok(set_journal(&ts) == 0 && !strcmp(ts.journal, journal),
+	   "journal_lies_next_to_the_report");
+	(void)!getcwd(cwd, sizeof(cwd));
+	snprintf(want, sizeof(want), "%s/rtsoak.journal", cwd);
+	ok(tweak_set_journal(&ts, "-", false, err, sizeof(err)) == 0 && !strcmp(ts.journal, want),
+	   "journal_for_stdout_is_rtsoak_journal_in_the_working_directory");
+	snprintf(want, sizeof(want), "%s/x.json.journal", cwd);
+	ok(tweak_set_journal(&ts, "x.json", false, err, sizeof(err)) == 0 &&
+	       !strcmp(ts.journal, want),
+	   "journal_path_is_absolute");
+
+	write_file(journal, "{}");
+	snprintf(
+	    want, sizeof(want),
+	    "a journal from an earlier run is still present: %s (run `rtsoak restore %s`, or --force)",
+	    journal, journal);
+	ok(set_journal(&ts) == -EEXIST && !strcmp(err, want),
+	   "a_stale_journal_stops_the_run_naming_it");
+	ok(tweak_set_journal(&ts, report, true, err, sizeof(err)) == 0 && exists(journal),
+	   "force_accepts_a_stale_journal");
+
+	child = fake_rtsoak();
+	snprintf(text, sizeof(text), "{\"schema\":\"rtsoak-journal/1\",\"pid\":%d,\"tweaks\":[]}",
+		 (int)child);
+	write_file(journal, text);
+	ok(tweak_set_journal(&ts, report, true, err, sizeof(err)) == -EBUSY && one_line() &&
+	       strstr(err, "still running"),
+	   "a_running_rtsoaks_journal_stops_the_run_even_with_force");
+	err[0] = '\0';
+	ok(tweak_journal_restore(journal, stdout, err, sizeof(err)) == 3 &&
+	       strstr(err, "still running") && exists(journal),
+	   "restore_refuses_a_running_rtsoaks_journal");
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	ok(tweak_journal_restore(journal, stdout, err, sizeof(err)) == 0 && !exists(journal),
+	   "restore_takes_the_journal_once_its_rtsoak_is_gone");
+	tweak_set_free(&ts);
+}
+
+static void test_round_trip(void)
+{
+	struct tweak_set ts = { 0 };
+	const char *si = plus1(STAT_INTERVAL), *rl = plus1(RATELIMIT);
+	json_t *j, *list, *r;
+	bool good;
+
+	ok(set_journal(&ts) == 0 && add(&ts, STAT_INTERVAL, si) == 0 &&
+	       add(&ts, RATELIMIT, rl) == 0 && tweak_apply(&ts, err, sizeof(err)) == 0 &&
+	       holds(STAT_INTERVAL, si) && holds(RATELIMIT, rl) && ts.v[0].applied &&
+	       ts.v[1].applied,
+	   "apply_sets_every_value");
+	j = json_load_file(journal, 0, NULL);
+	list = json_object_get(j, "tweaks");
+	good = json_array_size(list) == 2 &&
+	       json_integer_value(json_object_get(j, "pid")) == getpid() &&
+	       !strcmp(json_string_value(json_object_get(j, "schema")), TWEAK_JOURNAL_SCHEMA) &&
+	       !strcmp(json_string_value(json_object_get(j, "report")), report) &&
+	       strlen(json_string_value(json_object_get(j, "created"))) == 24;
+	for (size_t i = 0; good && i < 2; i++) {
+		json_t *o = json_array_get(list, i);
+
+		good = !strcmp(json_string_value(json_object_get(o, "path")), tunables[i]) &&
+		       !strcmp(json_string_value(json_object_get(o, "original")), before[i]) &&
+		       !strcmp(json_string_value(json_object_get(o, "value")), ts.v[i].value);
+	}
+	ok(good, "journal_holds_the_originals_while_applied");
+	json_decref(j);
+	r = tweak_report(&ts);
+	ok(json_array_size(r) == 2 &&
+	       !strcmp(json_string_value(json_object_get(json_array_get(r, 1), "path")),
+		       RATELIMIT) &&
+	       !strcmp(json_string_value(json_object_get(json_array_get(r, 1), "original")),
+		       before[1]) &&
+	       !strcmp(json_string_value(json_object_get(json_array_get(r, 1), "value")), rl),
+	   "report_lists_path_original_and_value");
+	json_decref(r);
+	ok(tweak_restore(&ts, err, sizeof(err)) == 0 && untouched() && !ts.v[0].applied,
+	   "restore_puts_the_originals_back");
+	ok(!exists(journal), "restore_removes_the_journal");
+	ok(tweak_restore(&ts, err, sizeof(err)) == 0 && untouched(), "restore_twice_is_harmless");
+	tweak_set_free(&ts);
+}
+
+/* No journal on disk, no write: the journal's directory is gone. */
+static void test_journal_first(void)
+{
+	struct tweak_set ts = { 0 };
+	char sub[PATH_MAX], rep[PATH_MAX + 16];
+	int rc;
+
+	snprintf(sub, sizeof(sub), "%s/gone", dir);
+	snprintf(rep, sizeof(rep), "%s/r.json", sub);
+	mkdir(sub, 0755);
+	rc = tweak_set_journal(&ts, rep, false, err, sizeof(err));
+	rmdir(sub);
+	ok(rc == 0 && add(&ts, STAT_INTERVAL, plus1(STAT_INTERVAL)) == 0 &&
+	       tweak_apply(&ts, err, sizeof(err)) == -ENOENT && strstr(err, ts.journal) &&
+	       untouched(),
+	   "apply_writes_nothing_when_the_journal_cannot_be_written");
+	tweak_set_free(&ts);
+}
+
+static void test_rejected_value(void)
+{
+	struct tweak_set ts = { 0 };
+
+	ok(set_journal(&ts) == 0 && add(&ts, RATELIMIT, plus1(RATELIMIT)) == 0 &&
+	       add(&ts, BUDGET, plus1(BUDGET)) == 0 && add(&ts, STAT_INTERVAL, "abc") == 0 &&
+	       tweak_apply(&ts, err, sizeof(err)) == -EINVAL &&
+	       !strcmp(err, STAT_INTERVAL ": write 'abc': Invalid argument"),
+	   "apply_fails_naming_the_path_the_kernel_refuses");
+	ok(untouched() && !ts.v[0].applied && !ts.v[1].applied,
+	   "values_written_before_the_refused_one_are_restored");
+	ok(!exists(journal), "a_failed_apply_removes_the_journal");
+	tweak_set_free(&ts);
+}
+
+/* A bool module parameter takes "1" but shows "Y": the kernel did not keep
+ * what was written, so it is an error (the user must write Y). */
+static void test_readback_mismatch(void)
+{
+	struct tweak_set ts = { 0 };
+	const char *b = before[4], *same = !strcmp(b, "Y") ? "1" : "0";
+	char want[1024];
+
+	if (strcmp(b, "Y") && strcmp(b, "N")) {
+		ok(1, "# SKIP %s is missing or not a bool", PRINTK_TIME);
+		return;
+	}
+	snprintf(want, sizeof(want), "%s: wrote '%s', reads back '%s'", PRINTK_TIME, same, b);
+	ok(set_journal(&ts) == 0 && add(&ts, PRINTK_TIME, same) == 0 &&
+	       tweak_apply(&ts, err, sizeof(err)) == -EINVAL && !strcmp(err, want) && untouched() &&
+	       !exists(journal),
+	   "apply_fails_when_the_value_reads_back_different");
+	tweak_set_free(&ts);
+}
+
+static void test_crash(void)
+{
+	struct tweak_set ts = { 0 };
+	const char *si = plus1(STAT_INTERVAL), *bu = plus1(BUDGET);
+	char want[2048], *out = NULL;
+	size_t outlen = 0;
+	FILE *f;
+	int rc;
+
+	ok(set_journal(&ts) == 0 && add(&ts, STAT_INTERVAL, si) == 0 && add(&ts, BUDGET, bu) == 0 &&
+	       tweak_apply(&ts, err, sizeof(err)) == 0 && holds(BUDGET, bu) && exists(journal),
+	   "applied_tweaks_and_journal_before_the_crash");
+	tweak_set_free(&ts); /* SIGKILL: nothing restored */
+	f = open_memstream(&out, &outlen);
+	rc = tweak_journal_restore(journal, f, err, sizeof(err));
+	fclose(f);
+	ok(rc == 0 && untouched(), "journal_restore_after_a_crash_puts_the_originals_back");
+	snprintf(want, sizeof(want), "restored %s: '%s' -> '%s'\nrestored %s: '%s' -> '%s'\n",
+		 BUDGET, bu, before[2], STAT_INTERVAL, si, before[0]);
+	ok(out && !strcmp(out, want), "journal_restore_reports_each_path_in_reverse_order");
+	if (out && strcmp(out, want))
+		diag("got: %s", out);
+	free(out);
+	ok(!exists(journal), "journal_restore_removes_the_journal");
+	err[0] = '\0';
+	ok(tweak_journal_restore(journal, stdout, err, sizeof(err)) == 2 && strstr(err, journal) &&
+	       strstr(err, "No such file or directory"),
+	   "journal_restore_of_a_missing_journal_is_a_usage_error");
+}
+
+static void test_restore_idempotent(void)
+{
+	struct tweak_set ts = { 0 };
+	char want[512], *out = NULL;
+	size_t outlen = 0;
+	FILE *f;
+	int rc;
+
+	ok(set_journal(&ts) == 0 && add(&ts, STAT_INTERVAL, plus1(STAT_INTERVAL)) == 0 &&
+	       tweak_apply(&ts, err, sizeof(err)) == 0 &&
+	       tweak_unapply(&ts, err, sizeof(err)) == 0 && untouched() && exists(journal),
+	   "unapply_restores_and_keeps_the_journal");
+	tweak_set_free(&ts);
+	f = open_memstream(&out, &outlen);
+	rc = tweak_journal_restore(journal, f, err, sizeof(err));
+	fclose(f);
+	snprintf(want, sizeof(want), "%s already '%s'\n", STAT_INTERVAL, before[0]);
+	ok(rc == 0 && out && !strcmp(out, want) && !exists(journal) && untouched(),
+	   "journal_restore_of_restored_values_writes_nothing_and_says_so");
+	free(out);
+}
+
+static void test_bad_journals(void)
+{
+	char host[256], *out = NULL;
+	size_t outlen = 0;
+	FILE *f;
+	int rc;
+
+	write_file(journal, "{ not json");
+	ok(tweak_journal_restore(journal, stdout, err, sizeof(err)) == 2 && one_line() &&
+	       strstr(err, journal) && strstr(err, "not JSON"),
+	   "journal_restore_rejects_a_file_that_is_not_json");
+	write_file(journal, "{\"schema\":\"rtsoak-report/1\",\"tweaks\":[]}");
+	ok(tweak_journal_restore(journal, stdout, err, sizeof(err)) == 2 && strstr(err, journal) &&
+	       strstr(err, "not an rtsoak journal"),
+	   "journal_restore_rejects_another_schema");
+	get("/etc/hostname", host, sizeof(host));
+	write_file(journal, "{\"schema\":\"rtsoak-journal/1\",\"pid\":1,\"tweaks\":"
+			    "[{\"path\":\"/etc/hostname\",\"original\":\"pwned\"}]}");
+	f = open_memstream(&out, &outlen);
+	rc = tweak_journal_restore(journal, f, err, sizeof(err));
+	fclose(f);
+	ok(rc == 3 && out &&
+	       !strcmp(out, "/etc/hostname: cannot restore: not under /sys or /proc/sys\n") &&
+	       holds("/etc/hostname", host) && exists(journal),
+	   "journal_restore_writes_nothing_outside_sys_and_keeps_the_journal");
+	free(out);
+	unlink(journal);
+}
+
+/* ab: apply and unapply per round through one journal. */
+static void test_ab_cycle(void)
+{
+	struct tweak_set ts = { 0 };
+	const char *si = plus1(STAT_INTERVAL);
+	struct stat a, b;
+	json_t *j;
+
+	ok(set_journal(&ts) == 0 && add(&ts, STAT_INTERVAL, si) == 0 &&
+	       tweak_apply(&ts, err, sizeof(err)) == 0 && stat(journal, &a) == 0 &&
+	       tweak_unapply(&ts, err, sizeof(err)) == 0 && untouched() && exists(journal),
+	   "ab_unapply_between_rounds_keeps_the_journal");
+	ok(tweak_apply(&ts, err, sizeof(err)) == 0 && holds(STAT_INTERVAL, si) &&
+	       stat(journal, &b) == 0 && a.st_ino == b.st_ino &&
+	       a.st_mtim.tv_nsec == b.st_mtim.tv_nsec && !strcmp(ts.v[0].original, before[0]),
+	   "ab_apply_again_keeps_the_first_journal");
+	j = json_load_file(journal, 0, NULL);
+	ok(!strcmp(json_string_value(json_object_get(
+		       json_array_get(json_object_get(j, "tweaks"), 0), "original")),
+		   before[0]) &&
+	       tweak_unapply(&ts, err, sizeof(err)) == 0 && untouched() && exists(journal),
+	   "ab_journal_keeps_the_true_original_across_rounds");
+	json_decref(j);
+	ok(tweak_restore(&ts, err, sizeof(err)) == 0 && !exists(journal) && untouched(),
+	   "ab_final_restore_removes_the_journal");
+	tweak_set_free(&ts);
+}
+
+static void test_bracketed(void)
+{
+	struct tweak_set ts = { 0 };
+	char raw[256], sel[64] = "", after[256];
+	const char *l, *r;
+	json_t *j;
+
+	get(THP, raw, sizeof(raw));
+	l = strchr(raw, '[');
+	r = l ? strchr(l, ']') : NULL;
+	if (!r || (size_t)(r - l) >= sizeof(sel)) {
+		ok(1, "# SKIP %s is missing or shows no selection", THP);
+		ok(1, "# SKIP %s is missing or shows no selection", THP);
+		return;
+	}
+	memcpy(sel, l + 1, (size_t)(r - l - 1));
+	j = NULL;
+	if (set_journal(&ts) == 0 && add(&ts, THP, sel) == 0 &&
+	    tweak_apply(&ts, err, sizeof(err)) == 0)
+		j = json_load_file(journal, 0, NULL);
+	get(THP, after, sizeof(after));
+	ok(j && ts.v[0].applied && !strcmp(ts.v[0].original, sel) && !strcmp(after, raw) &&
+	       !strcmp(json_string_value(json_object_get(
+			   json_array_get(json_object_get(j, "tweaks"), 0), "original")),
+		       sel),
+	   "a_bracketed_file_applies_and_journals_its_selection ('%s')", sel);
+	json_decref(j);
+	ok(tweak_restore(&ts, err, sizeof(err)) == 0 && holds(THP, raw) && !exists(journal),
+	   "a_bracketed_file_restores");
+	tweak_set_free(&ts);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void test_slab(void)
+{
+	struct tweak_set all = { 0 }, ts = { 0 };
+	glob_t gl;
+	char **real, cur[64];
+	size_t unique = 0;
+	uint64_t t0, t_add, t_apply, t_r0, t_restore;
+	bool same = true, jok;
+	json_t *j;
+
+	if (glob(SLAB_GLOB, 0, NULL, &gl)) {
+		for (int i = 0; i < 3; i++)
+			ok(1, "# SKIP no %s (not SLUB, or no sysfs)", SLAB_GLOB);
+		return;
+	}
+	real = calloc(gl.gl_pathc, sizeof(*real));
+	for (size_t i = 0; i < gl.gl_pathc; i++)
+		real[i] = realpath(gl.gl_pathv[i], NULL);
+	qsort(real, gl.gl_pathc, sizeof(*real), cmp_str);
+	for (size_t i = 0; i < gl.gl_pathc; i++)
+		unique += !i || strcmp(real[i], real[i - 1]);
+
+	t0 = util_now_ns(CLOCK_MONOTONIC);
+	ok(add(&all, SLAB_GLOB, "0") == 0 && all.n == unique && unique > 0,
+	   "the_slab_glob_collapses_merged_cache_aliases (%zu matches, %zu caches)", gl.gl_pathc,
+	   unique);
+	diag("tweak_add %s: %.2f ms", SLAB_GLOB, (util_now_ns(CLOCK_MONOTONIC) - t0) / 1e6);
+
+	/* Each cache's current value: a real write that changes nothing. */
+	t0 = util_now_ns(CLOCK_MONOTONIC);
+	(void)set_journal(&ts);
+	for (size_t i = 0; i < all.n; i++) {
+		get(all.v[i].path, cur, sizeof(cur));
+		if (add(&ts, all.v[i].path, cur) < 0)
+			diag("%s", err);
+	}
+	t_add = util_now_ns(CLOCK_MONOTONIC);
+	jok = tweak_apply(&ts, err, sizeof(err)) == 0;
+	t_apply = util_now_ns(CLOCK_MONOTONIC);
+	if (!jok)
+		diag("apply: %s", err);
+	j = json_load_file(journal, 0, NULL);
+	jok = jok && ts.n == all.n && json_array_size(json_object_get(j, "tweaks")) == ts.n;
+	json_decref(j);
+	t_r0 = util_now_ns(CLOCK_MONOTONIC);
+	jok = tweak_restore(&ts, err, sizeof(err)) == 0 && jok;
+	t_restore = util_now_ns(CLOCK_MONOTONIC);
+	ok(jok && !exists(journal), "the_slab_caches_apply_and_restore_through_a_full_journal");
+	diag("%zu cpu_partial files at their current values: add %.2f ms, apply (originals, "
+	     "journal, writes, read-backs) %.2f ms, restore %.2f ms, total %.2f ms",
+	     ts.n, (t_add - t0) / 1e6, (t_apply - t_add) / 1e6, (t_restore - t_r0) / 1e6,
+	     (t_restore - t0 - (t_r0 - t_apply)) / 1e6);
+	for (size_t i = 0; i < ts.n; i++)
+		same &= holds(ts.v[i].path, ts.v[i].value);
+	ok(same, "every_cpu_partial_holds_its_value_afterwards");
+	tweak_set_free(&ts);
+	tweak_set_free(&all);
+	for (size_t i = 0; i < gl.gl_pathc; i++)
+		free(real[i]);
+	free(real);
+	globfree(&gl);
+}
+
+int main(void)
+{
+	if (geteuid() != 0) {
+		printf("1..0 # SKIP needs root to write /proc/sys and /sys\n");
+		return 0;
+	}
+	for (size_t i = 0; i < 3; i++) {
+		if (!exists(tunables[i])) {
+			printf("1..0 # SKIP %s is missing\n", tunables[i]);
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < NTUNABLES; i++)
+		get(tunables[i], before[i], sizeof(before[i]));
+	if (!mkdtemp(dir)) {
+		printf("1..0 # SKIP mkdtemp: %s\n", strerror(errno));
+		return 0;
+	}
+	snprintf(report, sizeof(report), "%s/r.json", dir);
+	snprintf(journal, sizeof(journal), "%s.journal", report);
+
+	tap_plan(60);
+	test_add();
+	test_value_equal();
+	test_journal_path();
+	test_round_trip();
+	test_journal_first();
+	test_rejected_value();
+	test_readback_mismatch();
+	test_crash();
+	test_restore_idempotent();
+	test_bad_journals();
+	test_ab_cycle();
+	test_bracketed();
+	test_slab();
+	ok(untouched(), "the_machine_is_left_as_found");
+
+	/* A failed assertion must not leave the machine tweaked either. */
+	for (size_t i = 0; i < NTUNABLES; i++) {
+		if (*before[i] && !holds(tunables[i], before[i])) {
+			FILE *f = fopen(tunables[i], "w");
+
+			diag("putting %s back to %s", tunables[i], before[i]);
+			if (f) {
+				/* "always [madvise] never" takes "madvise" */
+				const char *l = strchr(before[i], '['),
+					   *r = l ? strchr(l, ']') : NULL;
+
+				if (r)
+					fprintf(f, "%.*s", (int)(r - l - 1), l + 1);
+				else
+					fputs(before[i], f);
+				fclose(f);
+			}
+		}
+	}
+	{
+		char cmd[PATH_MAX + 16];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		(void)!system(cmd);
+	}
+	return tap_done();
+}
