@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "probe.h"
+#include "cyclictest.h"
 #include "report.h"
 
 struct rd {
@@ -348,20 +349,36 @@ static int read_root(struct rd *rd, struct report *r, json_t *root)
 int report_json_read(const char *path, struct report *r, char *err, size_t errlen)
 {
 	struct rd rd = { .file = path, .err = err, .errlen = errlen };
-	json_error_t jerr;
+	bool had_nan;
 	json_t *root;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	/* JSON_REJECT_DUPLICATES: a report is machine-written; a duplicate
-	 * key means it was edited or corrupted. */
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-	if (!root) {
-		if (jerr.line < 0 || jerr.position == 0)
-			snprintf(err, errlen, "%s: %s", path, jerr.text);
-		else
-			snprintf(err, errlen, "%s: not valid JSON at line %d, column %d: %s", path,
-				 jerr.line, jerr.column, jerr.text);
+	/* One loader for both formats: cyclictest writes -nan for a thread
+	 * without cycles, which is not JSON (it becomes null); rtsoak never
+	 * writes a non-finite number, so a NaN in a file that is not
+	 * cyclictest's is an error.  Duplicate keys are rejected: a report is
+	 * machine-written, a duplicate means it was edited or corrupted. */
+	root = cyclictest_load(path, &had_nan, err, errlen);
+	if (!root)
+		return -EINVAL;
+	if (cyclictest_detect(root)) {
+		rc = cyclictest_read(path, root, r, err, errlen); /* warns about NaN itself */
+		json_decref(root);
+		return rc;
+	}
+	if (had_nan) {
+		snprintf(err, errlen, "%s: holds NaN or Infinity, which no rtsoak report does",
+			 path);
+		json_decref(root);
+		return -EINVAL;
+	}
+	if (json_is_object(root) && !json_object_get(root, "schema")) {
+		snprintf(
+		    err, errlen,
+		    "%s: neither an rtsoak report (no \"schema\") nor a cyclictest --json file",
+		    path);
+		json_decref(root);
 		return -EINVAL;
 	}
 	rc = read_root(&rd, r, root);

@@ -9,10 +9,14 @@
 
 #include "report.h"
 
-static void cell_us(FILE *out, bool has, uint64_t ns)
+/* "-": no samples; "?": the source did not record the statistic (an
+ * imported cyclictest file has no missed count, no percentiles without -h). */
+static void cell_us(FILE *out, bool has, bool unknown, uint64_t ns)
 {
 	if (!has)
 		fprintf(out, " %8s", "-");
+	else if (unknown)
+		fprintf(out, " %8s", "?");
 	else if (ns < 100000000ull)
 		fprintf(out, " %8.1f", (double)ns / 1000.0);
 	else
@@ -22,19 +26,22 @@ static void cell_us(FILE *out, bool has, uint64_t ns)
 static void row(FILE *out, const struct report_result *res)
 {
 	char cpu[16];
-	bool has = res->count > 0;
+	bool has = res->count > 0, pct = res->unknown & REPORT_UNKNOWN_PCT;
 
 	if (res->cpu == REPORT_CPU_ALL)
 		snprintf(cpu, sizeof(cpu), "all");
 	else
 		snprintf(cpu, sizeof(cpu), "%d", res->cpu);
 	fprintf(out, "%-10s %4s %10llu", res->probe, cpu, (unsigned long long)res->count);
-	cell_us(out, has, res->min);
-	cell_us(out, has, res->pct[0]);
-	cell_us(out, has, res->pct[2]);
-	cell_us(out, has, res->pct[4]);
-	cell_us(out, has, res->max);
-	fprintf(out, " %7llu\n", (unsigned long long)res->missed);
+	cell_us(out, has, false, res->min);
+	cell_us(out, has, pct, res->pct[0]);
+	cell_us(out, has, pct, res->pct[2]);
+	cell_us(out, has, pct, res->pct[4]);
+	cell_us(out, has, false, res->max);
+	if (res->unknown & REPORT_UNKNOWN_MISSED)
+		fprintf(out, " %7s\n", "?");
+	else
+		fprintf(out, " %7llu\n", (unsigned long long)res->missed);
 }
 
 static bool has_phases(const struct report *r)
@@ -85,8 +92,9 @@ static void spikes_print(const struct report *r, FILE *out)
 
 void report_text_print(const struct report *r, FILE *out)
 {
-	fprintf(out, "rtsoak %s: %s, %.1f s, %s%s\n", r->tool_version ? r->tool_version : "?",
-		report_status_name(r->status), (double)r->duration_ns / 1e9,
+	fprintf(out, "%s %s: %s, %.1f s, %s%s\n", r->tool_name ? r->tool_name : "rtsoak",
+		r->tool_version ? r->tool_version : "?", report_status_name(r->status),
+		(double)r->duration_ns / 1e9,
 		r->realtime ? "SCHED_FIFO" : "SCHED_OTHER (not real-time)",
 		r->status == REPORT_RUNNING ? " (partial report)" : "");
 	fprintf(out, "%-10s %4s %10s %8s %8s %8s %8s %8s %7s\n", "probe", "cpu", "count", "min",

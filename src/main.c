@@ -126,6 +126,15 @@ static int cmd_report(int argc, char **argv)
 		cli_error("report: %s", err);
 		return rc == -ENOMEM ? EXIT_ENV : EXIT_USAGE;
 	}
+	/* The writers speak rtsoak's format, which has no way to say "not
+	 * recorded": converting an imported file would invent zeros. */
+	if ((json_out || prom_out) && r.tool_name) {
+		cli_error("report: %s: %s is a %s file; --json and --prom take rtsoak reports only "
+			  "(rtsoak compare reads it as it is)",
+			  json_out ? "--json" : "--prom", argv[optind], r.tool_name);
+		report_free(&r);
+		return EXIT_USAGE;
+	}
 	if (json_out) {
 		rc = report_json_write(&r, json_out);
 		if (rc < 0) {

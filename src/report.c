@@ -113,7 +113,10 @@ static void recorder_from_result(struct recorder *rec, const struct report_resul
 {
 	rec->count = res->count;
 	rec->missed = res->missed;
-	rec->hist = *res->hist;
+	if (res->hist)
+		rec->hist = *res->hist;
+	else /* an imported result without a histogram (REPORT_UNKNOWN_PCT) */
+		histogram_reset(&rec->hist);
 	if (!res->count)
 		return;
 	rec->min = res->min;
@@ -144,6 +147,7 @@ int report_build_aggregates(struct report *r)
 		struct recorder *acc = recorder_alloc(k, -1);
 		struct recorder *one = recorder_alloc(0, -1);
 		struct report_result *agg = NULL;
+		unsigned unknown = 0;
 		int rc = -ENOMEM;
 
 		if (!acc || !one)
@@ -165,6 +169,8 @@ int report_build_aggregates(struct report *r)
 					    json_integer(cur + json_integer_value(v)));
 				}
 			}
+			if (b->count)
+				unknown |= b->unknown;
 			recorder_init(one, 0, NULL);
 			recorder_from_result(one, b);
 			recorder_merge(acc, one);
@@ -177,6 +183,7 @@ int report_build_aggregates(struct report *r)
 		if (!agg)
 			goto out;
 		rc = report_result_from_recorder(agg, acc);
+		agg->unknown = unknown;	  /* what one CPU lacks, the sum lacks */
 		agg->counters = counters; /* the aggregate owns them now */
 		counters = NULL;
 	out:

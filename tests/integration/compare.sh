@@ -8,7 +8,7 @@
 require_root
 require_python_jsonschema
 
-plan 28
+plan 32
 cd "$WORK" || exit 1
 SHIFT="$PYTHON3 $top_srcdir/tests/shift_report.py"
 
@@ -114,6 +114,21 @@ ok $? "--fail-if with an unknown statistic: exit 2 ($err)"
 err=$("$RTSOAK" compare a.json a.json --fail-if 'max>+lots' 2>&1)
 [ $? -eq 2 ] && [ "$(echo "$err" | wc -l)" -eq 1 ]
 ok $? "--fail-if with a bad amount: exit 2, one line ($err)"
+
+# cyclictest --json files (checked-in output of cyclictest 2.40, with and
+# without -h) compare against rtsoak reports; unknown statistics are '?'.
+CTH=$top_srcdir/tests/data/cyclictest-h.json CTN=$top_srcdir/tests/data/cyclictest-noh.json
+"$RTSOAK" compare "$CTH" a.json --json ct.json >ct.txt
+ok $? "cyclictest -h file vs rtsoak report: exit 0"
+[ "$(jget ct.json '[m["method"] for m in r["matches"] if m["cpu"] == 0][0]')" = order-statistics ] &&
+	grep -Eq "^  missed +\? +\?" ct.txt
+ok $? "cyclictest: judged by order statistics (no series), missed shown as '?'"
+err=$("$RTSOAK" compare "$CTN" a.json --fail-if 'p99>+10%' 2>&1 >/dev/null)
+[ $? -eq 2 ] && echo "$err" | grep -q "cyclictest-noh.json does not record p99"
+ok $? "--fail-if p99 against a cyclictest file without -h: exit 2 ($err)"
+err=$("$RTSOAK" report "$CTH" --json x.json 2>&1)
+[ $? -eq 2 ] && [ ! -e x.json ]
+ok $? "report --json of a cyclictest file: exit 2, nothing written ($err)"
 
 # Bad input: exit 2 with one line naming the file.
 bad() { # NAME FILE

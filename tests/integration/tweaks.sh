@@ -13,7 +13,7 @@ T1=/proc/sys/vm/stat_interval    # seconds between vmstat updates: harmless
 T2=/proc/sys/net/core/netdev_budget
 [ -w $T1 ] && [ -w $T2 ] || skip_all "$T1 or $T2 is not writable here"
 
-plan 38
+plan 41
 cd "$WORK" || exit 1
 o1=$(cat $T1) o2=$(cat $T2)
 v1=$((o1 + 1)) v2=$((o2 + 7))
