@@ -25,9 +25,10 @@ src=$(pwd)
 
 # Build tools and libraries; python3-jsonschema validates reports in the
 # tests, util-linux gives chrt and setpriv, iproute2 the network namespaces
-# of the remote net test, clang-format the format check.
+# of the remote net test, clang-format the format check, rt-tests the real
+# cyclictest whose --json files the import test reads.
 packages="build-essential autoconf automake libtool pkg-config libjansson-dev libnuma-dev"
-[ "$mode" = check ] && packages="$packages python3 python3-jsonschema util-linux procps iproute2 clang-format"
+[ "$mode" = check ] && packages="$packages python3 python3-jsonschema util-linux procps iproute2 clang-format rt-tests"
 
 missing=
 for p in $packages; do

@@ -8,7 +8,7 @@ require_root
 CYCLICTEST=/usr/bin/cyclictest
 [ -x "$CYCLICTEST" ] || skip_all "cyclictest not installed at $CYCLICTEST (apt-get install rt-tests)"
 
-plan 13
+plan 14
 cd "$WORK" || exit 1
 
 # cpus_of FILE.json: the CPUs of the file's threads, one per line, sorted and unique.
@@ -66,6 +66,10 @@ ok $? "a thread without cycles (avg -nan) is an empty row and a warning ($(head 
 "$RTSOAK" report "$top_srcdir/tests/data/cyclictest-nocolon.json" >text4 2>err &&
 	cmp -s text4 <("$RTSOAK" report "$top_srcdir/tests/data/cyclictest-h.json" 2>/dev/null)
 ok $? "keys without the colon read the same as with it ($(head -c 200 err))"
+
+"$RTSOAK" compare ct.json ct.json --json same.json >/dev/null &&
+	[ "$(jget same.json 'sorted({m["verdict"] for m in r["matches"]})')" = '["no significant difference"]' ]
+ok $? "compare of the fresh cyclictest file with itself: no significant difference"
 
 head -c 300 ct.json >trunc.json
 err=$("$RTSOAK" report trunc.json 2>&1)
