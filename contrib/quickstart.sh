@@ -26,9 +26,10 @@ src=$(pwd)
 # Build tools and libraries; python3-jsonschema validates reports in the
 # tests, util-linux gives chrt and setpriv, iproute2 the network namespaces
 # of the remote net test, clang-format the format check, rt-tests the real
-# cyclictest whose --json files the import test reads.
+# cyclictest whose --json files the import test reads, chromium the browser
+# the HTML page is rendered in (headless).
 packages="build-essential autoconf automake libtool pkg-config libjansson-dev libnuma-dev"
-[ "$mode" = check ] && packages="$packages python3 python3-jsonschema util-linux procps iproute2 clang-format rt-tests"
+[ "$mode" = check ] && packages="$packages python3 python3-jsonschema util-linux procps iproute2 clang-format rt-tests chromium"
 
 missing=
 for p in $packages; do

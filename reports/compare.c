@@ -14,6 +14,10 @@
 #include "probe.h"
 #include "stats.h"
 
+const char *const compare_verdict_name[] = { "no significant difference", "better", "worse",
+					     "not tested" };
+const char *const compare_method_name[] = { "intervals", "rounds", "order-statistics", "none" };
+
 const char *const compare_stat_name[COMPARE_NSTATS] = {
 	"count", "min", "mean", "p50", "p90", "p99", "p99.9", "p99.99", "p99.999", "max", "missed",
 };
@@ -386,8 +390,12 @@ static void flatten(json_t *flat, const char *prefix, json_t *v)
 /* Config keys that say where output went, not what was measured. */
 static bool ignored(const char *key)
 {
-	static const char *const skip[] = { "config.output", "config.prom", "config.workdir",
-					    "config.net_rx_timestamps", NULL };
+	static const char *const skip[] = { "config.output",
+					    "config.prom",
+					    "config.html",
+					    "config.workdir",
+					    "config.net_rx_timestamps",
+					    NULL };
 	for (int i = 0; skip[i]; i++)
 		if (!strcmp(key, skip[i]))
 			return true;

@@ -1,6 +1,16 @@
 /* compare_text: the comparison on the terminal (compare_print) and as
  * rtsoak-compare/1 JSON (compare_json).  Latencies in microseconds, as in
- * the run summary; changes in percent of A. */
+ * the run summary; changes in percent of A.
+ *
+ * The terminal text keeps to 80 columns: the statistics table is 46 wide
+ * with 12-column cells (exact counts up to 10^12, 60 s as "60000000.0" us),
+ * the closing verdict table sizes its columns to its content, and the
+ * lines of prose (verdict, method, note) wrap with a deeper indent rather
+ * than run on; a verdict line breaks only between its parts ("result:
+ * verdict", ", shift +X us", " (lo .. hi)"), so that grep still finds
+ * result, verdict and shift on one line.  Colour only when asked: the
+ * verdict green (better) or red (worse), a broken --fail-if red, warnings
+ * yellow after their plain "warning: " prefix. */
 #include <config.h>
 
 #include <math.h>
@@ -8,13 +18,94 @@
 
 #include "compare.h"
 
-static const char *const verdict_name[] = { "no significant difference", "better", "worse",
-					    "not tested" };
-static const char *const method_name[] = { "intervals", "rounds", "order-statistics", "none" };
+#define TEXT_COLS 80
+#define CELL_W 12
+
+#define SGR_BOLD "1"
+#define SGR_DIM "2"
+#define SGR_RED "31"
+#define SGR_GREEN "32"
+#define SGR_YELLOW "33"
 
 static bool is_latency(unsigned s)
 {
 	return s != COMPARE_COUNT && s != COMPARE_MISSED;
+}
+
+static void sgr(FILE *out, bool color, const char *code)
+{
+	if (color && code)
+		fprintf(out, "\033[%sm", code);
+}
+
+static void sgr_off(FILE *out, bool color, const char *code)
+{
+	if (color && code)
+		fputs("\033[0m", out);
+}
+
+static const char *verdict_color(enum compare_verdict v)
+{
+	switch (v) {
+	case COMPARE_BETTER:
+		return SGR_GREEN;
+	case COMPARE_WORSE:
+		return SGR_RED;
+	case COMPARE_UNTESTED:
+		return SGR_DIM;
+	default:
+		return NULL;
+	}
+}
+
+/* A line filled part by part: a part that would pass TEXT_COLS starts a
+ * continuation line at `indent` instead (its leading blank dropped).  Parts
+ * are never split, and the column counts visible characters only. */
+struct wrap {
+	FILE *out;
+	bool color;
+	int col, indent;
+};
+
+static void wrap_part(struct wrap *w, const char *text, const char *code)
+{
+	int len = (int)strlen(text);
+
+	if (w->col > w->indent && w->col + len > TEXT_COLS) {
+		fprintf(w->out, "\n%*s", w->indent, "");
+		w->col = w->indent;
+		while (*text == ' ') {
+			text++;
+			len--;
+		}
+	}
+	sgr(w->out, w->color, code);
+	fputs(text, w->out);
+	sgr_off(w->out, w->color, code);
+	w->col += len;
+}
+
+/* Prose: one part per clause (up to and with ", " or ": "), so that a line
+ * breaks where a reader pauses and a phrase stays whole for grep. */
+static void wrap_clauses(struct wrap *w, const char *text)
+{
+	char part[256];
+
+	while (*text) {
+		const char *a = strstr(text, ", "), *b = strstr(text, ": "), *end;
+		if (!a || (b && b < a))
+			a = b;
+		end = a ? a + 1 : text + strlen(text);
+		snprintf(part, sizeof(part), "%.*s", (int)(end - text), text);
+		wrap_part(w, part, NULL);
+		text = end;
+	}
+}
+
+static void wrap_end(struct wrap *w)
+{
+	fputc('\n', w->out);
+	w->col = 0;
 }
 
 static void where(char *buf, size_t len, const struct compare_match *m)
@@ -25,91 +116,129 @@ static void where(char *buf, size_t len, const struct compare_match *m)
 		snprintf(buf, len, "%s cpu %d (%s)", m->a->probe, m->a->cpu, m->a->phase);
 }
 
-static void side(FILE *out, const char *label, const char *path, const struct report *r)
+static void side(FILE *out, bool color, const char *label, const char *path, const struct report *r)
 {
-	fprintf(out, "%s: %s  %s %s, %s, %.1f s, %s\n", label, path,
-		r->tool_name ? r->tool_name : "rtsoak", r->tool_version ? r->tool_version : "?",
-		r->start[0] ? r->start : "start unknown", (double)r->duration_ns / 1e9,
-		report_status_name(r->status));
+	sgr(out, color, SGR_BOLD);
+	fprintf(out, "%s:", label);
+	sgr_off(out, color, SGR_BOLD);
+	fprintf(out, " %s  %s %s, %s, %.1f s, %s\n", path, r->tool_name ? r->tool_name : "rtsoak",
+		r->tool_version ? r->tool_version : "?", r->start[0] ? r->start : "start unknown",
+		(double)r->duration_ns / 1e9, report_status_name(r->status));
 }
 
 static void cell(FILE *out, bool known, unsigned s, uint64_t v)
 {
 	if (!known)
-		fprintf(out, " %11s", "?");
+		fprintf(out, " %*s", CELL_W, "?");
 	else if (is_latency(s))
-		fprintf(out, " %11.1f", (double)v / 1000.0);
+		fprintf(out, " %*.1f", CELL_W, (double)v / 1000.0);
 	else
-		fprintf(out, " %11llu", (unsigned long long)v);
+		fprintf(out, " %*llu", CELL_W, (unsigned long long)v);
 }
 
-static void shift_text(char *buf, size_t len, const struct compare_match *m)
+/* The shift alone ("+50.0 us") and its interval (" (+37.9 .. +62.1)"), the
+ * two parts a verdict line may break between. */
+static void shift_parts(char *sh, size_t shlen, char *ci, size_t cilen,
+			const struct compare_match *m)
 {
+	ci[0] = '\0';
 	if (m->verdict == COMPARE_UNTESTED) {
-		snprintf(buf, len, "-");
+		snprintf(sh, shlen, "-");
 		return;
 	}
+	snprintf(sh, shlen, "%+.1f us", m->shift_ns / 1000.0);
 	if (m->ci)
-		snprintf(buf, len, "%+.1f us (%+.1f .. %+.1f)", m->shift_ns / 1000.0,
-			 m->lo_ns / 1000.0, m->hi_ns / 1000.0);
+		snprintf(ci, cilen, " (%+.1f .. %+.1f)", m->lo_ns / 1000.0, m->hi_ns / 1000.0);
 	else
-		snprintf(buf, len, "%+.1f us (no interval)", m->shift_ns / 1000.0);
+		snprintf(ci, cilen, " (no interval)");
 }
 
-static void method_text(char *buf, size_t len, const struct compare_match *m)
+/* How the verdict was reached, as a head and a parenthesis: the line breaks
+ * between the two if it must. */
+static void method_text(char *head, size_t hlen, char *paren, size_t plen,
+			const struct compare_match *m)
 {
+	paren[0] = '\0';
 	switch (m->method) {
 	case COMPARE_BY_INTERVALS:
-		snprintf(buf, len,
-			 "by %zu vs %zu maxima of %.3g s (Mann-Whitney U p %.2g, Hodges-Lehmann "
-			 "95 %% CI)",
-			 m->na, m->nb, (double)m->unit_ns / 1e9, m->p);
+		snprintf(head, hlen, "by %zu vs %zu maxima of %.3g s", m->na, m->nb,
+			 (double)m->unit_ns / 1e9);
+		snprintf(paren, plen, " (Mann-Whitney U p %.2g, Hodges-Lehmann 95 %% CI)", m->p);
 		break;
 	case COMPARE_BY_ROUNDS:
-		snprintf(
-		    buf, len,
-		    "by %zu vs %zu rounds' p99 (Mann-Whitney U p %.2g, Hodges-Lehmann 95 %% CI)",
-		    m->na, m->nb, m->p);
+		snprintf(head, hlen, "by %zu vs %zu rounds' p99", m->na, m->nb);
+		snprintf(paren, plen, " (Mann-Whitney U p %.2g, Hodges-Lehmann 95 %% CI)", m->p);
 		break;
 	case COMPARE_BY_ORDER:
-		snprintf(buf, len, "by 95 %% order-statistic intervals of p99 (%zu vs %zu samples)",
-			 m->na, m->nb);
+		snprintf(head, hlen, "by 95 %% order-statistic intervals of p99");
+		snprintf(paren, plen, " (%zu vs %zu samples)", m->na, m->nb);
 		break;
 	default:
-		snprintf(buf, len, "not tested");
+		snprintf(head, hlen, "not tested");
 		break;
 	}
 }
 
-static void match_print(FILE *out, const struct compare_match *m)
+/* At most 9 columns: one decimal while it fits, then fewer digits (a count
+ * of 2000 against 10^11 is +4999999900 %). */
+static void change_text(char *buf, size_t len, double pct)
 {
-	char w[96], sh[96], how[200];
+	if (fabs(pct) < 9999.95)
+		snprintf(buf, len, "%+.1f%%", pct);
+	else if (fabs(pct) < 9999999.5)
+		snprintf(buf, len, "%+.0f%%", pct);
+	else
+		snprintf(buf, len, "%+.1e%%", pct);
+}
+
+static void match_print(FILE *out, bool color, const struct compare_match *m)
+{
+	char w[96], sh[64], ci[96], how[96], paren[96], part[128], pct[32];
+	struct wrap wr = { out, color, 0, 4 };
 
 	where(w, sizeof(w), m);
-	shift_text(sh, sizeof(sh), m);
-	method_text(how, sizeof(how), m);
-	fprintf(out, "\n%s: %s", w, verdict_name[m->verdict]);
-	if (m->verdict != COMPARE_UNTESTED)
-		fprintf(out, ", shift %s", sh);
-	fprintf(out, "\n  %s\n", how);
-	if (m->note[0])
-		fprintf(out, "  note: %s\n", m->note);
-	fprintf(out, "  %-8s %11s %11s %9s\n", "", "A", "B", "change");
+	shift_parts(sh, sizeof(sh), ci, sizeof(ci), m);
+	method_text(how, sizeof(how), paren, sizeof(paren), m);
+	fputc('\n', out);
+	snprintf(part, sizeof(part), "%s: ", w);
+	wrap_part(&wr, part, NULL);
+	wrap_part(&wr, compare_verdict_name[m->verdict], verdict_color(m->verdict));
+	if (m->verdict != COMPARE_UNTESTED) {
+		snprintf(part, sizeof(part), ", shift %s", sh);
+		wrap_part(&wr, part, NULL);
+		wrap_part(&wr, ci, NULL);
+	}
+	wrap_end(&wr);
+	/* An untested verdict has no method; the note says why. */
+	if (m->method != COMPARE_BY_NOTHING) {
+		snprintf(part, sizeof(part), "  %s", how);
+		wrap_part(&wr, part, NULL);
+		wrap_part(&wr, paren, NULL);
+		wrap_end(&wr);
+	}
+	if (m->note[0]) {
+		wrap_part(&wr, "  note: ", NULL);
+		wrap_clauses(&wr, m->note);
+		wrap_end(&wr);
+	}
+	fprintf(out, "  %-8s %*s %*s %9s\n", "", CELL_W, "A", CELL_W, "B", "change");
 	for (unsigned s = 0; s < COMPARE_NSTATS; s++) {
 		const struct compare_value *v = &m->v[s];
 		fprintf(out, "  %-8s", compare_stat_name[s]);
 		cell(out, v->known, s, v->a);
 		cell(out, v->known, s, v->b);
-		if (v->known && v->a)
-			fprintf(out, " %+8.1f%%", v->change_pct);
-		else
-			fprintf(out, " %9s", v->known && v->b ? "new" : "");
+		if (v->known && v->a) {
+			change_text(pct, sizeof(pct), v->change_pct);
+			fprintf(out, " %9s", pct);
+		} else if (v->known && v->b) {
+			fprintf(out, " %9s", "new");
+		}
 		fputc('\n', out);
 	}
 }
 
-static void limits_print(FILE *out, const struct comparison *c, const struct compare_limit *l,
-			 size_t nl)
+static void limits_print(FILE *out, bool color, const struct comparison *c,
+			 const struct compare_limit *l, size_t nl)
 {
 	for (size_t i = 0; i < nl; i++) {
 		unsigned broken = 0, unchecked = 0;
@@ -122,8 +251,13 @@ static void limits_print(FILE *out, const struct comparison *c, const struct com
 			}
 			const struct compare_value *v = &c->m[k].v[l[i].stat];
 			where(w, sizeof(w), &c->m[k]);
-			if (!broken++)
-				fprintf(out, "\n--fail-if %s: BROKEN\n", l[i].text);
+			if (!broken++) {
+				fprintf(out, "\n--fail-if %s: ", l[i].text);
+				sgr(out, color, SGR_BOLD ";" SGR_RED);
+				fputs("BROKEN", out);
+				sgr_off(out, color, SGR_RED);
+				fputc('\n', out);
+			}
 			if (l[i].relative)
 				fprintf(out, "  %s: %+.1f %%\n", w, v->change_pct);
 			else if (is_latency(l[i].stat))
@@ -132,9 +266,12 @@ static void limits_print(FILE *out, const struct comparison *c, const struct com
 			else
 				fprintf(out, "  %s: %+.0f\n", w, (double)v->b - (double)v->a);
 		}
-		if (!broken)
-			fprintf(out, "\n--fail-if %s: holds for all %zu matched results", l[i].text,
-				c->n - unchecked);
+		if (!broken) {
+			fprintf(out, "\n--fail-if %s: ", l[i].text);
+			sgr(out, color, SGR_GREEN);
+			fprintf(out, "holds for all %zu matched results", c->n - unchecked);
+			sgr_off(out, color, SGR_GREEN);
+		}
 		if (unchecked)
 			fprintf(out, "%s(%u without %s on both sides not checked)\n",
 				broken ? "  " : " ", unchecked, compare_stat_name[l[i].stat]);
@@ -143,18 +280,41 @@ static void limits_print(FILE *out, const struct comparison *c, const struct com
 	}
 }
 
+/* "  what: a -> b" when it fits 80 columns, else A and B on lines of their
+ * own (a kernel command line does not fit beside another), cut with "...". */
+static void difference_print(FILE *out, const char *what, const char *a, const char *b)
+{
+	const int room = TEXT_COLS - 7; /* "    A: " */
+
+	if (2 + strlen(what) + 2 + strlen(a) + 4 + strlen(b) <= TEXT_COLS) {
+		fprintf(out, "  %s: %s -> %s\n", what, a, b);
+		return;
+	}
+	fprintf(out, "  %s:\n", what);
+	fprintf(out, "    A: %.*s%s\n", (int)strlen(a) > room ? room - 3 : room, a,
+		(int)strlen(a) > room ? "..." : "");
+	fprintf(out, "    B: %.*s%s\n", (int)strlen(b) > room ? room - 3 : room, b,
+		(int)strlen(b) > room ? "..." : "");
+}
+
 void compare_print(const struct comparison *c, const struct compare_limit *limits, size_t nlimits,
-		   FILE *out)
+		   FILE *out, bool color)
 {
 	size_t n = json_array_size(c->differences), i;
+	int ww = (int)strlen("result"), vw = (int)strlen("verdict");
 	json_t *d;
 
-	side(out, "A", c->path_a, c->a);
-	side(out, "B", c->path_b, c->b);
-	for (i = 0; i < c->nwarnings; i++)
-		fprintf(out, "warning: %s\n", c->warnings[i]);
+	side(out, color, "A", c->path_a, c->a);
+	side(out, color, "B", c->path_b, c->b);
+	for (i = 0; i < c->nwarnings; i++) {
+		fputs("warning: ", out);
+		sgr(out, color, SGR_YELLOW);
+		fputs(c->warnings[i], out);
+		sgr_off(out, color, SGR_YELLOW);
+		fputc('\n', out);
+	}
 	for (i = 0; i < c->n; i++)
-		match_print(out, &c->m[i]);
+		match_print(out, color, &c->m[i]);
 	for (i = 0; i < c->nonly_a; i++)
 		fprintf(out, "\nonly in A: %s", c->only_a[i]);
 	for (i = 0; i < c->nonly_b; i++)
@@ -170,8 +330,8 @@ void compare_print(const struct comparison *c, const struct compare_limit *limit
 		}
 		char *a = json_dumps(json_object_get(d, "a"), JSON_COMPACT | JSON_ENCODE_ANY);
 		char *b = json_dumps(json_object_get(d, "b"), JSON_COMPACT | JSON_ENCODE_ANY);
-		fprintf(out, "  %s: %.60s -> %.60s\n",
-			json_string_value(json_object_get(d, "what")), a ? a : "?", b ? b : "?");
+		const char *what = json_string_value(json_object_get(d, "what"));
+		difference_print(out, what ? what : "?", a ? a : "?", b ? b : "?");
 		free(a);
 		free(b);
 	}
@@ -179,14 +339,30 @@ void compare_print(const struct comparison *c, const struct compare_limit *limit
 		fprintf(out, "  nothing in the system snapshots or configurations\n");
 
 	/* The verdicts once more, one line each, for reading at a glance. */
-	fprintf(out, "\n%-30s %-26s %s\n", "result", "verdict", "shift (95 % CI)");
 	for (i = 0; i < c->n; i++) {
-		char w[96], sh[96];
+		char w[96];
 		where(w, sizeof(w), &c->m[i]);
-		shift_text(sh, sizeof(sh), &c->m[i]);
-		fprintf(out, "%-30s %-26s %s\n", w, verdict_name[c->m[i].verdict], sh);
+		if ((int)strlen(w) > ww)
+			ww = (int)strlen(w);
+		if ((int)strlen(compare_verdict_name[c->m[i].verdict]) > vw)
+			vw = (int)strlen(compare_verdict_name[c->m[i].verdict]);
 	}
-	limits_print(out, c, limits, nlimits);
+	fputc('\n', out);
+	sgr(out, color, SGR_BOLD);
+	fprintf(out, "%-*s  %-*s  %s", ww, "result", vw, "verdict", "shift (95 % CI)");
+	sgr_off(out, color, SGR_BOLD);
+	fputc('\n', out);
+	for (i = 0; i < c->n; i++) {
+		char w[96], sh[64], ci[96];
+		where(w, sizeof(w), &c->m[i]);
+		shift_parts(sh, sizeof(sh), ci, sizeof(ci), &c->m[i]);
+		fprintf(out, "%-*s  ", ww, w);
+		sgr(out, color, verdict_color(c->m[i].verdict));
+		fprintf(out, "%-*s", vw, compare_verdict_name[c->m[i].verdict]);
+		sgr_off(out, color, verdict_color(c->m[i].verdict));
+		fprintf(out, "  %s%s\n", sh, ci);
+	}
+	limits_print(out, color, c, limits, nlimits);
 }
 
 /* ------------------------------------------------------------ JSON -- */
@@ -221,8 +397,8 @@ static json_t *match_json(const struct compare_match *m)
 	json_object_set_new(o, "probe", json_string(m->a->probe));
 	json_object_set_new(o, "cpu", m->aggregate ? json_string("all") : json_integer(m->a->cpu));
 	json_object_set_new(o, "phase", json_string(m->a->phase));
-	json_object_set_new(o, "verdict", json_string(verdict_name[m->verdict]));
-	json_object_set_new(o, "method", json_string(method_name[m->method]));
+	json_object_set_new(o, "verdict", json_string(compare_verdict_name[m->verdict]));
+	json_object_set_new(o, "method", json_string(compare_method_name[m->method]));
 	json_object_set_new(o, "units_a", json_integer((json_int_t)m->na));
 	json_object_set_new(o, "units_b", json_integer((json_int_t)m->nb));
 	json_object_set_new(o, "unit_ns",

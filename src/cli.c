@@ -32,6 +32,27 @@ void cli_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+int cli_color_parse(const char *arg, enum cli_color *out)
+{
+	static const char *const names[] = { "auto", "always", "never" };
+
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(arg, names[i])) {
+			*out = (enum cli_color)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+bool cli_color_wanted(enum cli_color mode, FILE *out)
+{
+	const char *no = getenv("NO_COLOR");
+
+	if (mode != CLI_COLOR_AUTO)
+		return mode == CLI_COLOR_ALWAYS;
+	return isatty(fileno(out)) && !(no && *no);
+}
+
 void cli_usage(FILE *out)
 {
 	fputs(
@@ -39,8 +60,9 @@ void cli_usage(FILE *out)
 	    "       rtsoak sysinfo\n"
 	    "       rtsoak reflect [--bind ADDR] [--port N] [--cpu N] [--priority P]\n"
 	    "       rtsoak ab --set PATH=VALUE... [--rounds N] [--round-duration T] [OPTION]...\n"
-	    "       rtsoak report FILE.json [--json OUT] [--prom OUT]\n"
-	    "       rtsoak compare A.json B.json [--fail-if STAT>CHANGE]... [--json OUT]\n"
+	    "       rtsoak report FILE.json [--text] [--html OUT] [--histogram-text OUT]\n"
+	    "                            [--json OUT] [--prom OUT] [--color WHEN]\n"
+	    "       rtsoak compare A.json B.json [--fail-if STAT>CHANGE]... [--json OUT] [--html OUT]\n"
 	    "       rtsoak restore JOURNAL\n"
 	    "       rtsoak probes | loads | help | version\n"
 	    "\n"
@@ -73,6 +95,9 @@ void cli_usage(FILE *out)
 	    "      --spike-threshold T|auto  log samples above T; a bare number is us (default auto:\n"
 	    "                         10 x the median of each result's first 5 s)\n"
 	    "      --prom FILE        write OpenMetrics text (node_exporter textfile) every second\n"
+	    "      --html FILE        also write the report as one self-contained HTML page\n"
+	    "      --color WHEN       colour in the summary: auto (a terminal, no NO_COLOR),\n"
+	    "                         always or never\n"
 	    "      --net-interval T   net probe: datagram period; a bare number is us (default 1ms)\n"
 	    "      --net-family 4|6   net probe: IP version (default 4 on loopback, else the target's)\n"
 	    "      --net-timeout T    net probe: later answers are late; a bare number is ms (default 1s)\n"
@@ -118,6 +143,8 @@ enum {
 	OPT_ROUNDS,
 	OPT_ROUND_DURATION,
 	OPT_FAIL_IF,
+	OPT_HTML,
+	OPT_COLOR,
 };
 
 static const struct option run_options[] = {
@@ -154,6 +181,8 @@ static const struct option run_options[] = {
 	{ "rounds", required_argument, NULL, OPT_ROUNDS },
 	{ "round-duration", required_argument, NULL, OPT_ROUND_DURATION },
 	{ "fail-if", required_argument, NULL, OPT_FAIL_IF },
+	{ "html", required_argument, NULL, OPT_HTML },
+	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -618,6 +647,20 @@ static int parse(struct run_config *cfg, int argc, char **argv, bool ab)
 			cfg->net_sender_cpu = (int)v;
 			break;
 		}
+		case OPT_HTML:
+			if (snprintf(cfg->html, sizeof(cfg->html), "%s", optarg) >=
+			    (int)sizeof(cfg->html)) {
+				snprintf(err, sizeof(err), "path too long");
+				goto bad;
+			}
+			break;
+		case OPT_COLOR:
+			if (cli_color_parse(optarg, &cfg->color)) {
+				snprintf(err, sizeof(err), "'%s' is not auto, always or never",
+					 optarg);
+				goto bad;
+			}
+			break;
 		case OPT_SET:
 			if (cfg->nset == CLI_MAX_SET) {
 				snprintf(err, sizeof(err), "at most %d", CLI_MAX_SET);
@@ -726,6 +769,10 @@ static int parse(struct run_config *cfg, int argc, char **argv, bool ab)
 		cli_error("--output: cannot create '%s': %s", cfg->output, strerror(-rc));
 		return EXIT_USAGE;
 	}
+	if (cfg->html[0] && strcmp(cfg->html, "-") && (rc = util_check_writable(cfg->html)) < 0) {
+		cli_error("--html: cannot create '%s': %s", cfg->html, strerror(-rc));
+		return EXIT_USAGE;
+	}
 	if (cfg->prom[0] && (rc = util_check_writable(cfg->prom)) < 0) {
 		cli_error("--prom: cannot create '%s': %s", cfg->prom, strerror(-rc));
 		return EXIT_USAGE;
@@ -814,6 +861,7 @@ json_t *cli_config_json(const struct run_config *cfg)
 			    cfg->spike_threshold ? json_integer((json_int_t)cfg->spike_threshold)
 						 : json_string("auto"));
 	json_object_set_new(c, "prom", cfg->prom[0] ? json_string(cfg->prom) : json_null());
+	json_object_set_new(c, "html", cfg->html[0] ? json_string(cfg->html) : json_null());
 	json_object_set_new(c, "phase_duration_ns",
 			    cfg->rotate ? json_integer((json_int_t)cfg->phase_ns) : json_null());
 	/* net probe settings; null: chosen at run time (see the net results' counters) */

@@ -5,6 +5,7 @@
 #define RTSOAK_CLI_H
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <jansson.h>
@@ -31,6 +32,8 @@ enum {
 	EXIT_ENV = 3,	/* the machine cannot do it: privileges, kernel features */
 };
 
+enum cli_color { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER };
+
 struct run_config {
 	struct cpuset cpus;
 	struct cpuset housekeeping; /* empty: leave the main thread unpinned */
@@ -46,6 +49,8 @@ struct run_config {
 	bool no_rt;
 	bool quiet;
 	char output[PATH_MAX]; /* "-" for stdout */
+	char html[PATH_MAX];   /* --html: the page, written at the end; "" none */
+	enum cli_color color;
 	char *record[CLI_MAX_RECORD];
 	unsigned nrecord;
 	/* Loads (--loads, parsed after all options so that --load-cpus and
@@ -95,6 +100,11 @@ void cli_usage(FILE *out);
 json_t *cli_config_json(const struct run_config *cfg);
 /* `rtsoak loads`: every load, its options and whether it can run here. */
 void cli_list_loads(FILE *out);
+/* --color auto|always|never.  auto: only on a terminal, and not when the
+ * NO_COLOR environment variable is set and non-empty (no-color.org);
+ * always and never are explicit and win over NO_COLOR. */
+int cli_color_parse(const char *arg, enum cli_color *out);
+bool cli_color_wanted(enum cli_color mode, FILE *out);
 /* Print "rtsoak: <fmt>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -54,6 +54,9 @@ enum compare_stat {
 };
 
 extern const char *const compare_stat_name[COMPARE_NSTATS]; /* "count", "p99.9", ... */
+/* As printed and in rtsoak-compare/1, indexed by enum compare_verdict / compare_method. */
+extern const char *const compare_verdict_name[];
+extern const char *const compare_method_name[];
 
 struct compare_value {
 	bool known; /* false: no samples, or the source did not record it */
@@ -113,7 +116,11 @@ bool compare_limit_broken(const struct compare_limit *l, const struct compare_ma
 			  bool *checkable);
 
 void compare_print(const struct comparison *c, const struct compare_limit *limits, size_t nlimits,
-		   FILE *out);
+		   FILE *out, bool color);
+/* A and B overlaid (histograms, CDF), the verdict table and the system
+ * differences as one self-contained HTML page; "-" for stdout. */
+int compare_html_write(const struct comparison *c, const struct compare_limit *limits,
+		       size_t nlimits, const char *path) __attribute__((warn_unused_result));
 json_t *compare_json(const struct comparison *c, const struct compare_limit *limits,
 		     size_t nlimits);
 

@@ -14,7 +14,8 @@
 #define MAX_LIMITS 32
 
 static const char usage[] =
-    "usage: rtsoak compare A.json B.json [--fail-if STAT>CHANGE]... [--json OUT]\n"
+    "usage: rtsoak compare A.json B.json [--fail-if STAT>CHANGE]... [--json OUT] [--html OUT]\n"
+    "                      [--color auto|always|never]\n"
     "  A is the baseline, B the run under test; each file is an rtsoak report or a\n"
     "  cyclictest --json file.  STAT: count min mean p50 p90 p99 p99.9 p99.99 p99.999\n"
     "  max missed; CHANGE: +10%, -5%, +50us (B - A; trips when the change is larger).\n";
@@ -64,12 +65,15 @@ int compare_main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", required_argument, NULL, 'j' },
 		{ "fail-if", required_argument, NULL, 'f' },
+		{ "html", required_argument, NULL, 'H' },
+		{ "color", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct compare_limit limits[MAX_LIMITS];
 	size_t nlimits = 0;
-	const char *json_out = NULL;
+	const char *json_out = NULL, *html_out = NULL;
+	enum cli_color color = CLI_COLOR_AUTO;
 	struct report ra, rb;
 	struct comparison c;
 	char err[512];
@@ -89,6 +93,16 @@ int compare_main(int argc, char **argv)
 			}
 			if (compare_limit_parse(optarg, &limits[nlimits++], err, sizeof(err))) {
 				cli_error("compare: %s", err);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'H':
+			html_out = optarg;
+			break;
+		case 'c':
+			if (cli_color_parse(optarg, &color)) {
+				cli_error("compare: --color: '%s' is not auto, always or never",
+					  optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -112,6 +126,14 @@ int compare_main(int argc, char **argv)
 		cli_error("compare: --json: cannot write '%s': %s", json_out, strerror(-rc));
 		return EXIT_USAGE;
 	}
+	if (html_out && strcmp(html_out, "-") && (rc = util_check_writable(html_out)) < 0) {
+		cli_error("compare: --html: cannot write '%s': %s", html_out, strerror(-rc));
+		return EXIT_USAGE;
+	}
+	if (json_out && html_out && !strcmp(json_out, "-") && !strcmp(html_out, "-")) {
+		cli_error("compare: --json and --html cannot both go to standard output");
+		return EXIT_USAGE;
+	}
 	if ((rc = report_json_read(argv[optind], &ra, err, sizeof(err))) < 0) {
 		cli_error("compare: %s", err);
 		return rc == -ENOMEM ? EXIT_ENV : EXIT_USAGE;
@@ -130,10 +152,18 @@ int compare_main(int argc, char **argv)
 		exit_code = EXIT_USAGE;
 		goto out;
 	}
-	/* The table goes to stderr when the JSON takes stdout. */
-	compare_print(&c, limits, nlimits, json_out && !strcmp(json_out, "-") ? stderr : stdout);
+	/* The table goes to stderr when the JSON or the page takes stdout. */
+	FILE *table = (json_out && !strcmp(json_out, "-")) || (html_out && !strcmp(html_out, "-"))
+			  ? stderr
+			  : stdout;
+	compare_print(&c, limits, nlimits, table, cli_color_wanted(color, table));
 	if (json_out && (rc = write_json(&c, limits, nlimits, json_out)) < 0) {
 		cli_error("compare: --json: cannot write '%s': %s", json_out, strerror(-rc));
+		exit_code = EXIT_USAGE;
+		goto out;
+	}
+	if (html_out && (rc = compare_html_write(&c, limits, nlimits, html_out)) < 0) {
+		cli_error("compare: --html: cannot write '%s': %s", html_out, strerror(-rc));
 		exit_code = EXIT_USAGE;
 		goto out;
 	}

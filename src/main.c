@@ -79,84 +79,6 @@ static int cmd_sysinfo(int argc, char **argv)
 	return EXIT_OK;
 }
 
-/* rtsoak report FILE [--json OUT] [--prom OUT]: read a report back into the
- * model and render it.  --json re-emits it through the writer (a round trip),
- * --prom writes the Prometheus textfile that `run --prom` keeps current. */
-static int cmd_report(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "json", required_argument, NULL, 'j' },
-		{ "prom", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *json_out = NULL, *prom_out = NULL;
-	struct report r;
-	char err[512];
-	int opt, rc;
-
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			json_out = optarg;
-			break;
-		case 'p':
-			prom_out = optarg;
-			break;
-		case 'h':
-			puts("usage: rtsoak report FILE.json [--json OUT] [--prom OUT]");
-			return EXIT_OK;
-		case ':':
-			cli_error("report: %s needs a value", argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			cli_error("report: unknown option '%s'", argv[optind - 1]);
-			return EXIT_USAGE;
-		}
-	}
-	if (argc - optind != 1) {
-		cli_error(
-		    "report: expected one report file (usage: rtsoak report FILE.json [--json OUT] "
-		    "[--prom OUT])");
-		return EXIT_USAGE;
-	}
-	if ((rc = report_json_read(argv[optind], &r, err, sizeof(err))) < 0) {
-		cli_error("report: %s", err);
-		return rc == -ENOMEM ? EXIT_ENV : EXIT_USAGE;
-	}
-	/* The writers speak rtsoak's format, which has no way to say "not
-	 * recorded": converting an imported file would invent zeros. */
-	if ((json_out || prom_out) && r.tool_name) {
-		cli_error("report: %s: %s is a %s file; --json and --prom take rtsoak reports only "
-			  "(rtsoak compare reads it as it is)",
-			  json_out ? "--json" : "--prom", argv[optind], r.tool_name);
-		report_free(&r);
-		return EXIT_USAGE;
-	}
-	if (json_out) {
-		rc = report_json_write(&r, json_out);
-		if (rc < 0) {
-			cli_error("report: --json: cannot write '%s': %s", json_out, strerror(-rc));
-			report_free(&r);
-			return EXIT_USAGE;
-		}
-	}
-	if (prom_out) {
-		rc = report_prom_write(&r, prom_out);
-		if (rc < 0) {
-			cli_error("report: --prom: cannot write '%s': %s", prom_out, strerror(-rc));
-			report_free(&r);
-			return EXIT_USAGE;
-		}
-	}
-	if (!json_out && !prom_out)
-		report_text_print(&r, stdout);
-	report_free(&r);
-	return EXIT_OK;
-}
-
 static int cmd_probes(int argc, char **argv)
 {
 	(void)argc;
@@ -195,7 +117,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "sysinfo"))
 		return cmd_sysinfo(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
-		return cmd_report(argc - 1, argv + 1);
+		return report_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "ab"))
 		return cmd_ab(argc - 1, argv + 1, argc, argv);
 	if (!strcmp(cmd, "restore"))

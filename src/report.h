@@ -1,10 +1,11 @@
 /* report: the one in-memory model of a run's results.
  *
  * Every output format is a view of this model (reports/json_write.c,
- * reports/text.c, reports/prom.c, later HTML), and reports/json_read.c
- * rebuilds it from a JSON file, so `rtsoak report FILE` and compare work on
- * exactly what a run wrote.  Statistics are stored as computed at the end
- * of the run, not recomputed on read, so a read/write round trip is exact.
+ * reports/text.c, reports/prom.c, reports/html.c, reports/histogram_text.c),
+ * and reports/json_read.c rebuilds it from a JSON file, so `rtsoak report
+ * FILE` and compare work on exactly what a run wrote.  Statistics are
+ * stored as computed at the end of the run, not recomputed on read, so a
+ * read/write round trip is exact.
  *
  * The system snapshot and the config echo are jansson objects: both are
  * open-ended key/value data whose consumers only render or diff them. */
@@ -135,6 +136,16 @@ int report_prom_write(const struct report *r, const char *path) __attribute__((w
  * (or -errno) with a one-line reason in err. */
 int report_json_read(const char *path, struct report *r, char *err, size_t errlen)
     __attribute__((warn_unused_result));
-void report_text_print(const struct report *r, FILE *out);
+/* The terminal summary, aligned for 80 columns; ANSI colour when color. */
+void report_text_print(const struct report *r, FILE *out, bool color);
+/* One self-contained HTML page (inline SVG plots, no external resources),
+ * written atomically, or to stdout for "-". */
+int report_html_write(const struct report *r, const char *path) __attribute__((warn_unused_result));
+/* The histogram in cyclictest -h text layout (1 us rows, one column per CPU,
+ * the "# Min/Avg/Max Latencies" trailer), for OSADL-style plotting scripts. */
+int report_histogram_text_write(const struct report *r, const char *path)
+    __attribute__((warn_unused_result));
+/* `rtsoak report ...` (report_cli.c): returns the exit code. */
+int report_main(int argc, char **argv);
 
 #endif

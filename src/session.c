@@ -940,18 +940,24 @@ int session_run(struct run_config *cfg)
 	}
 	if (cfg->prom[0] && (rc = report_prom_write(&r, cfg->prom)) < 0)
 		cli_error("--prom: cannot write '%s': %s", cfg->prom, strerror(-rc));
+	if (cfg->html[0] && (rc = report_html_write(&r, cfg->html)) < 0)
+		cli_error("--html: cannot write '%s': %s (the JSON report has everything)",
+			  cfg->html, strerror(-rc));
 	if (!cfg->quiet) {
-		FILE *out = strcmp(cfg->output, "-") == 0 ? stderr : stdout;
-		report_text_print(&r, out);
-		if (out == stdout)
-			printf("report: %s\n", cfg->output);
+		bool taken = !strcmp(cfg->output, "-") || !strcmp(cfg->html, "-");
+		FILE *out = taken ? stderr : stdout;
+		report_text_print(&r, out, cli_color_wanted(cfg->color, out));
+		if (strcmp(cfg->output, "-"))
+			fprintf(out, "report: %s\n", cfg->output);
+		if (cfg->html[0] && strcmp(cfg->html, "-"))
+			fprintf(out, "html: %s\n", cfg->html);
 	}
 	if (cfg->ab && !failed) {
 		struct compare_limit lim[CLI_MAX_SET];
 		unsigned nlim = ab_limits(cfg, lim);
 		if (!cfg->quiet) {
 			fputc('\n', stdout);
-			compare_print(&ab, lim, nlim, stdout);
+			compare_print(&ab, lim, nlim, stdout, cli_color_wanted(cfg->color, stdout));
 		}
 		rc = EXIT_OK;
 		for (unsigned i = 0; i < nlim; i++)

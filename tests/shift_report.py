@@ -11,31 +11,7 @@ it), so `rtsoak compare IN OUT` must find B worse by DELTA_NS.  With
 import json
 import sys
 
-SUB_BITS, TOP_BITS = 7, 36
-SUB = 1 << SUB_BITS
-OVERFLOW = SUB + (TOP_BITS - SUB_BITS) * SUB
-
-
-def index(v):
-    """histogram_index() of src/histogram.h."""
-    if v < SUB:
-        return v
-    if v >= 1 << TOP_BITS:
-        return OVERFLOW
-    m = v.bit_length() - 1
-    shift = m - SUB_BITS
-    return SUB + shift * SUB + ((v >> shift) & (SUB - 1))
-
-
-def lower(i):
-    if i < SUB:
-        return i
-    shift, sub = divmod(i - SUB, SUB)
-    return (SUB + sub) << shift
-
-
-def upper(i, maxv):
-    return maxv + 1 if i >= OVERFLOW else lower(i + 1)
+from histogram_layout import OVERFLOW, SUB, SUB_BITS, TOP_BITS, index, lower, upper  # noqa: F401
 
 
 def shift_result(r, d):

@@ -1,0 +1,501 @@
+/* compare_html: `rtsoak compare A B --html OUT`, the comparison as one
+ * self-contained page: the verdicts first (did B get better or worse, by
+ * how much, how sure), the --fail-if limits, A and B overlaid (histogram
+ * and exceedance per probe over all CPUs, and per CPU), every statistic
+ * side by side, and what differs between the two systems.
+ *
+ * Verdicts, shifts and intervals are compare.c's, printed as they are
+ * (compare_text.c prints the same numbers for the terminal and JSON); the
+ * overlays draw the stored histograms of both reports. */
+#include <config.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "svg.h"
+#include "util.h"
+
+/* Per-CPU overlays beyond this many CPUs of a probe would make the page
+ * large and unreadable; the verdict table still lists every CPU. */
+#define CPU_OVERLAYS_MAX 16
+
+/* The same words as the terminal table and the JSON (compare_text.c). */
+static const char *const verdict_class[] = { "same", "better", "worse", "untested" };
+
+/* Hues of A and B in every overlay. */
+#define HUE_A 215
+#define HUE_B 15
+
+struct cpage {
+	FILE *f;
+	const struct comparison *c;
+	const struct compare_limit *limits;
+	size_t nlimits;
+};
+
+static void esc(struct cpage *cp, const char *s)
+{
+	svg_escape(cp->f, s);
+}
+
+static bool is_latency(unsigned s)
+{
+	return s != COMPARE_COUNT && s != COMPARE_MISSED;
+}
+
+static void where(char *buf, size_t len, const struct compare_match *m)
+{
+	if (m->aggregate)
+		snprintf(buf, len, "%s all CPUs (%s)", m->a->probe, m->a->phase);
+	else
+		snprintf(buf, len, "%s cpu %d (%s)", m->a->probe, m->a->cpu, m->a->phase);
+}
+
+static void match_attrs(struct cpage *cp, const struct compare_match *m)
+{
+	FILE *f = cp->f;
+
+	fputs(" data-probe=\"", f);
+	esc(cp, m->a->probe);
+	if (m->aggregate)
+		fputs("\" data-cpu=\"all", f);
+	else
+		fprintf(f, "\" data-cpu=\"%d", m->a->cpu);
+	fputs("\" data-phase=\"", f);
+	esc(cp, m->a->phase);
+	fputc('"', f);
+}
+
+static void side_line(struct cpage *cp, const char *label, const char *path, const struct report *r)
+{
+	FILE *f = cp->f;
+
+	fprintf(f, "<p class=\"meta\" id=\"side-%s\"><b>%s</b>: <code>", label, label);
+	esc(cp, path);
+	fputs("</code> · ", f);
+	esc(cp, r->tool_name ? r->tool_name : "rtsoak");
+	fputc(' ', f);
+	esc(cp, r->tool_version ? r->tool_version : "?");
+	fputs(" · ", f);
+	esc(cp, r->start[0] ? r->start : "start unknown");
+	fprintf(f, " · %.1f s · %s", (double)r->duration_ns / 1e9, report_status_name(r->status));
+	if (json_string_value(json_object_get(json_object_get(r->system, "kernel"), "release"))) {
+		fputs(" · Linux ", f);
+		esc(cp, json_string_value(
+			    json_object_get(json_object_get(r->system, "kernel"), "release")));
+	}
+	fputs("</p>\n", f);
+}
+
+static void put_head(struct cpage *cp)
+{
+	const struct comparison *c = cp->c;
+	size_t worse = 0, better = 0, tested = 0, broken = 0;
+	FILE *f = cp->f;
+
+	for (size_t i = 0; i < c->n; i++) {
+		worse += c->m[i].verdict == COMPARE_WORSE;
+		better += c->m[i].verdict == COMPARE_BETTER;
+		tested += c->m[i].verdict != COMPARE_UNTESTED;
+	}
+	for (size_t l = 0; l < cp->nlimits; l++)
+		for (size_t i = 0; i < c->n; i++) {
+			bool ok;
+			if (compare_limit_broken(&cp->limits[l], &c->m[i], &ok)) {
+				broken++;
+				break;
+			}
+		}
+	for (unsigned s = 0; s < 2; s++) {
+		const struct report *r = s ? c->b : c->a;
+		if (r->status != REPORT_COMPLETE)
+			fprintf(f,
+				"<p class=\"note\" id=\"status-banner-%c\">%c is %s report (status "
+				"%s): it does not cover a whole run.</p>\n",
+				s ? 'b' : 'a', s ? 'B' : 'A',
+				r->status == REPORT_RUNNING ? "a partial" : "an incomplete",
+				report_status_name(r->status));
+	}
+	fprintf(f,
+		"<h1 id=\"headline\" data-worse=\"%zu\" data-better=\"%zu\" data-tested=\"%zu\" "
+		"data-broken=\"%zu\">",
+		worse, better, tested, broken);
+	if (!c->n)
+		fputs("Nothing to compare: no result is in both reports", f);
+	else if (!tested)
+		fprintf(f, "No verdict: none of the %zu matched results could be tested", c->n);
+	else
+		fprintf(f, "B against A: worse in %zu, better in %zu of %zu tested results", worse,
+			better, tested);
+	if (broken)
+		fprintf(f, "; %zu --fail-if limit%s broken", broken, broken == 1 ? "" : "s");
+	fputs("</h1>\n", f);
+	side_line(cp, "A", c->path_a, c->a);
+	side_line(cp, "B", c->path_b, c->b);
+	if (c->nwarnings) {
+		fputs("<div class=\"note\" id=\"compare-warnings\"><ul>\n", f);
+		for (size_t i = 0; i < c->nwarnings; i++) {
+			fputs("<li class=\"warning\">", f);
+			esc(cp, c->warnings[i]);
+			fputs("</li>\n", f);
+		}
+		fputs("</ul></div>\n", f);
+	}
+	fputs(
+	    "<nav><a href=\"#verdicts\">Verdicts</a><a href=\"#overlays\">Overlays</a>"
+	    "<a href=\"#stats\">All statistics</a><a href=\"#differences\">What differs</a></nav>\n",
+	    f);
+}
+
+static void shift_cell(struct cpage *cp, const struct compare_match *m)
+{
+	FILE *f = cp->f;
+
+	fputs("<td class=\"nw\" data-col=\"shift\">", f);
+	if (m->verdict == COMPARE_UNTESTED)
+		fputs("–", f);
+	else if (m->ci)
+		fprintf(f, "%+.1f µs (%+.1f … %+.1f)", m->shift_ns / 1000.0, m->lo_ns / 1000.0,
+			m->hi_ns / 1000.0);
+	else
+		fprintf(f, "%+.1f µs (no interval)", m->shift_ns / 1000.0);
+	fputs("</td>", f);
+}
+
+static void method_cell(struct cpage *cp, const struct compare_match *m)
+{
+	FILE *f = cp->f;
+	char u[32];
+
+	fprintf(f, "<td class=\"l\" data-col=\"method\" data-method=\"%s\">",
+		compare_method_name[m->method]);
+	switch (m->method) {
+	case COMPARE_BY_INTERVALS:
+		svg_span(u, sizeof(u), m->unit_ns);
+		fprintf(
+		    f, "%zu vs %zu maxima of %s intervals, Mann-Whitney U, Hodges-Lehmann 95 %% CI",
+		    m->na, m->nb, u);
+		break;
+	case COMPARE_BY_ROUNDS:
+		fprintf(f, "%zu vs %zu rounds' p99, Mann-Whitney U, Hodges-Lehmann 95 %% CI", m->na,
+			m->nb);
+		break;
+	case COMPARE_BY_ORDER:
+		fprintf(f, "95 %% order-statistic intervals of p99 (%zu vs %zu samples)", m->na,
+			m->nb);
+		break;
+	default:
+		fputs("not tested", f);
+		break;
+	}
+	fputs("</td>", f);
+}
+
+static void put_verdicts(struct cpage *cp)
+{
+	const struct comparison *c = cp->c;
+	FILE *f = cp->f;
+
+	fputs(
+	    "<h2 id=\"verdicts\">Verdicts</h2>\n<table id=\"verdict-table\"><thead><tr>"
+	    "<th class=\"l\">result</th><th class=\"l\">verdict</th><th>shift of B (95 % CI)</th>"
+	    "<th>p</th><th class=\"l\">method</th><th class=\"l\">note</th></tr></thead><tbody>\n",
+	    f);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct compare_match *m = &c->m[i];
+		char w[160];
+		where(w, sizeof(w), m);
+		fputs("<tr", f);
+		match_attrs(cp, m);
+		fprintf(f, " data-verdict=\"%s\"><td class=\"l\">",
+			compare_verdict_name[m->verdict]);
+		esc(cp, w);
+		fprintf(f, "</td><td class=\"l %s\" data-col=\"verdict\">%s</td>",
+			verdict_class[m->verdict], compare_verdict_name[m->verdict]);
+		shift_cell(cp, m);
+		if (m->verdict != COMPARE_UNTESTED && m->p >= 0 && isfinite(m->p))
+			fprintf(f, "<td data-col=\"p\">%.2g</td>", m->p);
+		else
+			fputs("<td data-col=\"p\">–</td>", f);
+		method_cell(cp, m);
+		fputs("<td class=\"l\">", f);
+		esc(cp, m->note);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</tbody></table>\n<p class=\"cap\">The shift is B − A of the unit the method "
+	      "names (not of single samples, which are autocorrelated); negative is better. "
+	      "Rows are matched by probe, CPU and phase.</p>\n",
+	      f);
+	if (c->nonly_a || c->nonly_b) {
+		fputs(
+		    "<details id=\"unmatched\"><summary>Results in only one report</summary><ul>\n",
+		    f);
+		for (size_t i = 0; i < c->nonly_a; i++) {
+			fputs("<li>only in A: ", f);
+			esc(cp, c->only_a[i]);
+			fputs("</li>\n", f);
+		}
+		for (size_t i = 0; i < c->nonly_b; i++) {
+			fputs("<li>only in B: ", f);
+			esc(cp, c->only_b[i]);
+			fputs("</li>\n", f);
+		}
+		fputs("</ul></details>\n", f);
+	}
+}
+
+static void put_limits(struct cpage *cp)
+{
+	const struct comparison *c = cp->c;
+	FILE *f = cp->f;
+
+	if (!cp->nlimits)
+		return;
+	fputs("<h2 id=\"limits\">--fail-if</h2>\n<table id=\"limit-table\"><thead><tr>"
+	      "<th class=\"l\">limit</th><th class=\"l\">result</th><th class=\"l\">broken by</th>"
+	      "<th>not checked</th></tr></thead><tbody>\n",
+	      f);
+	for (size_t l = 0; l < cp->nlimits; l++) {
+		const struct compare_limit *lim = &cp->limits[l];
+		size_t broken = 0, unchecked = 0;
+		for (size_t i = 0; i < c->n; i++) {
+			bool ok;
+			broken += compare_limit_broken(lim, &c->m[i], &ok);
+			unchecked += !ok;
+		}
+		fputs("<tr data-limit=\"", f);
+		esc(cp, lim->text);
+		fprintf(f, "\" data-broken=\"%zu\"><td class=\"l\"><code>", broken);
+		esc(cp, lim->text);
+		fprintf(f, "</code></td><td class=\"l %s\">%s</td><td class=\"l\">",
+			broken ? "worse" : "better", broken ? "BROKEN" : "holds");
+		for (size_t i = 0, k = 0; i < c->n; i++) {
+			bool ok;
+			const struct compare_value *v = &c->m[i].v[lim->stat];
+			char w[160];
+			if (!compare_limit_broken(lim, &c->m[i], &ok))
+				continue;
+			where(w, sizeof(w), &c->m[i]);
+			fputs(k++ ? "<br>" : "", f);
+			esc(cp, w);
+			if (lim->relative)
+				fprintf(f, ": %+.1f %%", v->change_pct);
+			else if (is_latency(lim->stat))
+				fprintf(f, ": %+.1f µs", ((double)v->b - (double)v->a) / 1000.0);
+			else
+				fprintf(f, ": %+.0f", (double)v->b - (double)v->a);
+		}
+		fprintf(f, "</td><td>%zu</td></tr>\n", unchecked);
+	}
+	fputs("</tbody></table>\n", f);
+}
+
+/* A and B of one match, overlaid: histogram and exceedance. */
+static void put_overlay(struct cpage *cp, const struct compare_match *m)
+{
+	char w[160], label[200], attrs[512], la[160], lb[160];
+	struct svg_series s[2] = {
+		{ m->a, "A", la, HUE_A, false, true },
+		{ m->b, "B", lb, HUE_B, false, false },
+	};
+	FILE *f = cp->f;
+
+	snprintf(la, sizeof(la), "A (%s)", cp->c->path_a);
+	snprintf(lb, sizeof(lb), "B (%s)", cp->c->path_b);
+	where(w, sizeof(w), m);
+	fputs("<h3>", f);
+	esc(cp, w);
+	fputs("</h3>\n", f);
+	if (!svg_drawable(m->a) && !svg_drawable(m->b)) {
+		fputs("<p class=\"muted\">No histogram on either side: nothing to overlay.</p>\n",
+		      f);
+		return;
+	}
+	for (unsigned k = 0; k < 2; k++) {
+		char cpu[16];
+		if (m->aggregate)
+			snprintf(cpu, sizeof(cpu), "all");
+		else
+			snprintf(cpu, sizeof(cpu), "%d", m->a->cpu);
+		attrs[0] = '\0';
+		svg_attr(attrs, sizeof(attrs), "data-plot",
+			 k ? "compare-exceedance" : "compare-histogram");
+		svg_attr(attrs, sizeof(attrs), "data-probe", m->a->probe);
+		svg_attr(attrs, sizeof(attrs), "data-cpu", cpu);
+		svg_attr(attrs, sizeof(attrs), "data-phase", m->a->phase);
+		snprintf(label, sizeof(label), "%s: %s of A and B", w,
+			 k ? "exceedance" : "histogram");
+		fputs("<figure>", f);
+		if (k)
+			svg_exceedance(f, attrs, label, s, 2, true);
+		else
+			svg_histogram(f, attrs, label, s, 2);
+		svg_legend(f, s, 2);
+		fprintf(f, "<figcaption>%s</figcaption></figure>\n",
+			k ? "Fraction of samples at or above each latency (log scales); dots are "
+			    "the stored percentiles and the max. Right of A is worse."
+			  : "Samples per stored histogram bucket (log scales). A dashed, B solid.");
+	}
+}
+
+static void put_overlays(struct cpage *cp)
+{
+	const struct comparison *c = cp->c;
+	FILE *f = cp->f;
+
+	fputs("<h2 id=\"overlays\">A and B overlaid</h2>\n", f);
+	/* All CPUs first (one per probe and phase), then each CPU. */
+	for (size_t i = 0; i < c->n; i++)
+		if (c->m[i].aggregate)
+			put_overlay(cp, &c->m[i]);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct compare_match *m = &c->m[i];
+		size_t ncpu = 0, first = SIZE_MAX;
+		if (m->aggregate)
+			continue;
+		/* Once per (probe, phase): how many CPUs it has. */
+		for (size_t k = 0; k < c->n; k++)
+			if (!c->m[k].aggregate && !strcmp(c->m[k].a->probe, m->a->probe) &&
+			    !strcmp(c->m[k].a->phase, m->a->phase)) {
+				ncpu++;
+				first = first == SIZE_MAX ? k : first;
+			}
+		if (first != i)
+			continue;
+		fputs("<details class=\"per-cpu\"><summary>", f);
+		esc(cp, m->a->probe);
+		fputs(" (", f);
+		esc(cp, m->a->phase);
+		fprintf(f, ") per CPU (%zu)</summary>\n", ncpu);
+		if (ncpu > CPU_OVERLAYS_MAX) {
+			fprintf(f,
+				"<p class=\"muted\">%zu CPUs: per-CPU overlays are left out (more "
+				"than %d); the verdict table and the statistics below list every "
+				"CPU.</p>\n",
+				ncpu, CPU_OVERLAYS_MAX);
+		} else {
+			for (size_t k = i; k < c->n; k++)
+				if (!c->m[k].aggregate && !strcmp(c->m[k].a->probe, m->a->probe) &&
+				    !strcmp(c->m[k].a->phase, m->a->phase))
+					put_overlay(cp, &c->m[k]);
+		}
+		fputs("</details>\n", f);
+	}
+}
+
+static void stat_cell(struct cpage *cp, bool known, unsigned s, uint64_t v)
+{
+	if (!known)
+		fputs("<td>?</td>", cp->f);
+	else if (is_latency(s))
+		fprintf(cp->f, "<td>%.1f</td>", (double)v / 1000.0);
+	else
+		fprintf(cp->f, "<td>%llu</td>", (unsigned long long)v);
+}
+
+static void put_stats(struct cpage *cp)
+{
+	const struct comparison *c = cp->c;
+	FILE *f = cp->f;
+
+	fputs("<h2 id=\"stats\">All statistics</h2>\n<details><summary>A, B and the change for "
+	      "every matched result (latencies in µs)</summary>\n",
+	      f);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct compare_match *m = &c->m[i];
+		char w[160];
+		where(w, sizeof(w), m);
+		fputs("<table class=\"stats\"", f);
+		match_attrs(cp, m);
+		fputs("><thead><tr><th class=\"l\">", f);
+		esc(cp, w);
+		fputs("</th><th>A</th><th>B</th><th>change</th></tr></thead><tbody>\n", f);
+		for (unsigned s = 0; s < COMPARE_NSTATS; s++) {
+			const struct compare_value *v = &m->v[s];
+			fprintf(f, "<tr data-stat=\"%s\"><th class=\"l\">%s</th>",
+				compare_stat_name[s], compare_stat_name[s]);
+			stat_cell(cp, v->known, s, v->a);
+			stat_cell(cp, v->known, s, v->b);
+			if (v->known && v->a && isfinite(v->change_pct))
+				fprintf(f, "<td>%+.1f %%</td>", v->change_pct);
+			else
+				fprintf(f, "<td>%s</td>", v->known && v->b ? "new" : "");
+			fputs("</tr>\n", f);
+		}
+		fputs("</tbody></table>\n", f);
+	}
+	fputs("</details>\n", f);
+}
+
+static void put_value(struct cpage *cp, json_t *v)
+{
+	char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+
+	fputs("<td class=\"l mono\">", cp->f);
+	if (json_is_string(v))
+		esc(cp, json_string_value(v));
+	else
+		esc(cp, s ? s : "?");
+	fputs("</td>", cp->f);
+	free(s);
+}
+
+static void put_differences(struct cpage *cp)
+{
+	json_t *d;
+	size_t i, n = json_array_size(cp->c->differences);
+	FILE *f = cp->f;
+
+	fprintf(f, "<h2 id=\"differences\">What differs (%zu)</h2>\n", n);
+	if (!n) {
+		fputs("<p class=\"muted\">Nothing in the system snapshots or configurations.</p>\n",
+		      f);
+		return;
+	}
+	fputs("<table id=\"difference-table\"><thead><tr><th class=\"l\">what</th>"
+	      "<th class=\"l\">A</th><th class=\"l\">B</th></tr></thead><tbody>\n",
+	      f);
+	json_array_foreach (cp->c->differences, i, d) {
+		fputs("<tr><td class=\"l\"><code>", f);
+		esc(cp, json_string_value(json_object_get(d, "what")));
+		fputs("</code></td>", f);
+		put_value(cp, json_object_get(d, "a"));
+		put_value(cp, json_object_get(d, "b"));
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody></table>\n", f);
+}
+
+static int fill(FILE *f, void *arg)
+{
+	struct cpage *cp = arg;
+	char title[200];
+
+	cp->f = f;
+	snprintf(title, sizeof(title), "rtsoak compare: %s vs %s", cp->c->path_a, cp->c->path_b);
+	svg_page_begin(f, title);
+	put_head(cp);
+	put_limits(cp);
+	put_verdicts(cp);
+	put_overlays(cp);
+	put_stats(cp);
+	put_differences(cp);
+	svg_page_end(f);
+	return 0;
+}
+
+int compare_html_write(const struct comparison *c, const struct compare_limit *limits,
+		       size_t nlimits, const char *path)
+{
+	struct cpage cp = { NULL, c, limits, nlimits };
+
+	if (strcmp(path, "-") == 0) {
+		int rc = fill(stdout, &cp);
+		return rc ? rc : fflush(stdout) == 0 && !ferror(stdout) ? 0 : -EIO;
+	}
+	return util_write_atomic_with(path, fill, &cp);
+}

@@ -1,0 +1,143 @@
+/* report_cli: `rtsoak report FILE.json [--text] [--html OUT] [--histogram-text OUT]
+ * [--json OUT] [--prom OUT] [--color auto|always|never]`: read a report (or a
+ * cyclictest --json file) into the model and render it in each view asked for.
+ * Without an output option it prints the terminal summary. */
+#include <config.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <string.h>
+
+#include "cli.h"
+#include "report.h"
+#include "util.h"
+
+static const char usage[] =
+    "usage: rtsoak report FILE.json [--text] [--html OUT] [--histogram-text OUT]\n"
+    "                    [--json OUT] [--prom OUT] [--color auto|always|never]\n"
+    "  FILE.json: an rtsoak report or a cyclictest --json file.  OUT '-' is standard output.\n"
+    "  --text: the terminal summary (the default when no output is asked for)\n"
+    "  --html: one self-contained page with plots; --histogram-text: cyclictest -h layout;\n"
+    "  --json: the report again (a round trip); --prom: the node_exporter textfile.\n";
+
+struct view {
+	const char *opt;
+	const char *path;
+	int (*write)(const struct report *r, const char *path);
+	bool rtsoak_only; /* the format cannot say "not recorded" */
+};
+
+int report_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", required_argument, NULL, 'j' },
+		{ "prom", required_argument, NULL, 'p' },
+		{ "html", required_argument, NULL, 'H' },
+		{ "histogram-text", required_argument, NULL, 'T' },
+		{ "text", no_argument, NULL, 't' },
+		{ "color", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct view views[] = {
+		{ "--json", NULL, report_json_write, true },
+		{ "--prom", NULL, report_prom_write, true },
+		{ "--html", NULL, report_html_write, false },
+		{ "--histogram-text", NULL, report_histogram_text_write, false },
+	};
+	const unsigned nviews = sizeof(views) / sizeof(views[0]);
+	bool text = false, any = false, to_stdout = false;
+	enum cli_color color = CLI_COLOR_AUTO;
+	struct report r;
+	char err[512];
+	int opt, rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+		case 'p':
+		case 'H':
+		case 'T':
+			views[opt == 'j' ? 0 : opt == 'p' ? 1 : opt == 'H' ? 2 : 3].path = optarg;
+			break;
+		case 't':
+			text = true;
+			break;
+		case 'c':
+			if (cli_color_parse(optarg, &color)) {
+				cli_error("report: --color: '%s' is not auto, always or never",
+					  optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return EXIT_OK;
+		case ':':
+			cli_error("report: %s needs a value", argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			cli_error("report: unknown option '%s'", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		cli_error("report: expected one report file (see rtsoak report --help)");
+		return EXIT_USAGE;
+	}
+	/* Output paths first: a typo must not cost a read of a 24-hour report. */
+	for (unsigned i = 0; i < nviews; i++) {
+		if (!views[i].path)
+			continue;
+		any = true;
+		if (!strcmp(views[i].path, "-")) {
+			if (to_stdout) {
+				cli_error("report: only one output can go to standard output");
+				return EXIT_USAGE;
+			}
+			to_stdout = true;
+		} else if ((rc = util_check_writable(views[i].path)) < 0) {
+			cli_error("report: %s: cannot write '%s': %s", views[i].opt, views[i].path,
+				  strerror(-rc));
+			return EXIT_USAGE;
+		}
+	}
+	if ((rc = report_json_read(argv[optind], &r, err, sizeof(err))) < 0) {
+		cli_error("report: %s", err);
+		return rc == -ENOMEM ? EXIT_ENV : EXIT_USAGE;
+	}
+	for (unsigned i = 0; i < nviews; i++) {
+		if (!views[i].path)
+			continue;
+		/* rtsoak's own formats cannot say "not recorded": converting an
+		 * imported file would invent zeros. */
+		if (views[i].rtsoak_only && r.tool_name) {
+			cli_error("report: %s: %s is a %s file; --json and --prom take rtsoak "
+				  "reports only (compare, --html and --text read it as it is)",
+				  views[i].opt, argv[optind], r.tool_name);
+			report_free(&r);
+			return EXIT_USAGE;
+		}
+		if ((rc = views[i].write(&r, views[i].path)) == -ENODATA) {
+			cli_error("report: %s: %s has no histogram (a cyclictest file without -h)",
+				  views[i].opt, argv[optind]);
+			report_free(&r);
+			return EXIT_USAGE;
+		}
+		if (rc < 0) {
+			cli_error("report: %s: cannot write '%s': %s", views[i].opt, views[i].path,
+				  strerror(-rc));
+			report_free(&r);
+			return rc == -ENOMEM ? EXIT_ENV : EXIT_USAGE;
+		}
+	}
+	if (text || !any) {
+		/* The summary yields standard output to a view written there. */
+		FILE *out = to_stdout ? stderr : stdout;
+		report_text_print(&r, out, cli_color_wanted(color, out));
+	}
+	report_free(&r);
+	return EXIT_OK;
+}

@@ -1,0 +1,203 @@
+#!/bin/bash
+# The HTML pages in a real browser (headless Chromium, offline): every plot is in the DOM the
+# browser built and has drawn lines, the page paints (light, dark and print) without a
+# JavaScript error, and a huge report (64 CPUs x 10 000 intervals) renders in under 2 s.
+#
+# Rendering time: `chromium --screenshot` of the huge page minus the same for an empty page
+# (the browser's start-up), best of 3 each (other work on the machine only adds time).  A
+# screenshot reads, parses, styles and lays out the whole page and paints the window.  Not
+# `--dump-dom`: it never paints, and most of its extra time on a large page is serialising the
+# DOM back to text (a page of the same size holding one big comment takes about as long);
+# both are printed as diagnostics, with the time to paint the whole page at once.
+. "$(dirname "$0")/lib.sh"
+require_root
+
+CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser)}
+[ -n "$CHROMIUM" ] || skip_all "chromium is not installed (apt-get install chromium)"
+CHECK="$PYTHON3 $top_srcdir/tests/html_check.py"
+
+cd "$WORK" || exit 1
+# browser ARGS...: headless, offline, a fresh profile each time; stderr to browser.log.
+browser() {
+	"$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
+		--disable-background-networking --user-data-dir="$(mktemp -d "$WORK/profile.XXXXXX")" \
+		"$@" 2>>browser.log
+}
+cat >empty.html <<'EOF'
+<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>empty</title></head><body></body></html>
+EOF
+browser --dump-dom "file://$WORK/empty.html" | grep -q '<title>empty</title>' ||
+	skip_all "chromium does not run here: $(tail -3 browser.log | tr '\n' ' ')"
+
+# dom_plots DUMP SOURCE: the browser's DOM has the source page's plots, each with drawn
+# lines (a path with a data-series and at least two points); prints problems.
+dom_plots() {
+	"$PYTHON3" - "$1" "$2" <<'EOF' 2>&1 | sed 's/^/# /'
+import html.parser, re, sys
+
+class P(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.plots, self.cur = [], None
+    def handle_starttag(self, tag, a):
+        a = dict(a)
+        if tag == "svg":
+            self.cur = [a.get("data-plot"), a.get("data-probe"), 0]
+            self.plots.append(self.cur)
+        elif tag == "path" and self.cur and "data-series" in a and \
+                len(re.findall(r"-?[0-9.]+", a.get("d", ""))) >= 4:
+            self.cur[2] += 1
+    handle_startendtag = handle_starttag
+    def handle_endtag(self, tag):
+        if tag == "svg":
+            self.cur = None
+
+def plots(path):
+    p = P()
+    p.feed(open(path, encoding="utf-8").read())
+    return p.plots
+dom, src = plots(sys.argv[1]), plots(sys.argv[2])
+bad = []
+if [x[:2] for x in dom] != [x[:2] for x in src]:
+    bad.append("plots in the DOM %s, in the page %s" % ([x[:2] for x in dom][:6],
+                                                        [x[:2] for x in src][:6]))
+for kind, probe, lines in dom:
+    if not lines:
+        bad.append("%s %s: no line drawn" % (kind, probe))
+if not dom:
+    bad.append("no plot at all")
+for b in bad[:10]:
+    print(b)
+sys.exit(1 if bad else 0)
+EOF
+}
+
+# png_stats PNG: "colours dark_fraction mean_luminance" of a screenshot (decoded with zlib:
+# no imaging library needed).
+png_stats() {
+	"$PYTHON3" - "$1" <<'EOF'
+import struct, sys, zlib
+d = open(sys.argv[1], "rb").read()
+assert d[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+pos, idat = 8, b""
+while pos < len(d):
+    n, t = struct.unpack(">I4s", d[pos:pos + 8])
+    body = d[pos + 8:pos + 8 + n]
+    pos += 12 + n
+    if t == b"IHDR":
+        w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+    elif t == b"IDAT":
+        idat += body
+assert depth == 8 and interlace == 0 and ctype in (2, 6), "unexpected PNG format"
+bpp = 3 if ctype == 2 else 4
+stride, raw = w * bpp, zlib.decompress(idat)
+prev, colours, lum, n = bytearray(stride), set(), 0, 0
+for y in range(h):
+    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    if f == 1:
+        for x in range(bpp, stride):
+            line[x] = (line[x] + line[x - bpp]) & 255
+    elif f == 2:
+        line = bytearray((a + b) & 255 for a, b in zip(line, prev))
+    elif f == 3:
+        for x in range(stride):
+            line[x] = (line[x] + (((line[x - bpp] if x >= bpp else 0) + prev[x]) >> 1)) & 255
+    elif f == 4:
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b, c = prev[x], prev[x - bpp] if x >= bpp else 0
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    if y % 2 == 0:
+        for x in range(0, stride, bpp * 2):
+            px = bytes(line[x:x + 3])
+            colours.add(px)
+            lum += (px[0] * 299 + px[1] * 587 + px[2] * 114) // 1000
+            n += 1
+    prev = line
+print(len(colours), lum // n)
+EOF
+}
+
+plan 16
+
+"$RTSOAK" run --duration 4s --series-interval 100ms -q -o plain.json --html plain.html 2>/dev/null
+ok $? "a plain run (timer and net) with --html"
+"$RTSOAK" run --duration 6s --series-interval 100ms --probes timer --loads cpu:load=30 \
+	--schedule rotate --phase-duration 2s -q -o rot.json --html rot.html 2>/dev/null
+ok $? "a rotate run with --html"
+"$RTSOAK" compare plain.json rot.json --html cmp.html >/dev/null 2>&1
+rc=$?
+[ $rc -eq 0 ] || [ $rc -eq 1 ]
+ok $? "a compare page"
+
+for p in plain rot cmp; do
+	: >browser.log
+	browser --enable-logging=stderr --v=0 --dump-dom "file://$WORK/$p.html" >$p.dom
+	dom_plots $p.dom $p.html
+	ok $? "$p: the browser's DOM has every plot, each with drawn lines ($(grep -c '<svg' $p.dom) plots)"
+	errs=$(grep -E 'CONSOLE|Uncaught' browser.log)
+	[ -z "$errs" ] || echo "$errs" | head -5 | sed 's/^/# /'
+	[ -z "$errs" ]
+	ok $? "$p: no JavaScript error"
+done
+
+browser --window-size=1000,1400 --screenshot="$WORK/light.png" "file://$WORK/plain.html" >/dev/null
+read -r colours lum < <(png_stats light.png)
+[ "${colours:-0}" -gt 100 ] && [ "${lum:-0}" -gt 180 ]
+ok $? "light screenshot is drawn: $colours colours, mean luminance $lum (light background)"
+browser --force-dark-mode --window-size=1000,1400 --screenshot="$WORK/dark.png" \
+	"file://$WORK/plain.html" >/dev/null
+read -r colours lum < <(png_stats dark.png)
+[ "${colours:-0}" -gt 100 ] && [ "${lum:-255}" -lt 80 ]
+ok $? "dark mode (prefers-color-scheme) screenshot: $colours colours, mean luminance $lum"
+browser --no-pdf-header-footer --print-to-pdf="$WORK/print.pdf" "file://$WORK/rot.html" >/dev/null
+pages=$(grep -acE '/Type */Page([^s]|$)' print.pdf)
+head -c 5 print.pdf | grep -q '%PDF' && [ "$pages" -ge 2 ]
+ok $? "printed to PDF: $pages pages"
+
+# --- the huge page
+"$PYTHON3" "$top_srcdir/tests/make_huge_report.py" plain.json huge.json &&
+	"$RTSOAK" report huge.json --html huge.html && $CHECK huge.html huge.json
+ok $? "huge report: page written ($(stat -c %s huge.html) bytes) and checked"
+browser --dump-dom "file://$WORK/huge.html" >huge.dom
+dom_plots huge.dom huge.html && [ "$(grep -c 'data-role="max"' huge.dom)" -eq 64 ]
+ok $? "huge page in the browser: every plot drawn, 64 max markers"
+browser --window-size=1280,1024 --screenshot="$WORK/huge.png" "file://$WORK/huge.html" >/dev/null
+read -r colours lum < <(png_stats huge.png)
+[ "${colours:-0}" -gt 30 ]
+ok $? "huge page paints ($colours colours)"
+
+# best MODE WINDOW PAGE: the best of 3 wall times (ms) of one headless run.
+best() {
+	"$PYTHON3" - "$CHROMIUM" "$WORK" "$@" <<'EOF'
+import subprocess, sys, tempfile, time
+chromium, work, mode, window, page = sys.argv[1:]
+out = ["--dump-dom"] if mode == "dom" else ["--screenshot=%s/t.png" % work]
+times = []
+for _ in range(3):
+    t = time.monotonic()
+    subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                    "--disable-background-networking", "--window-size=" + window,
+                    "--user-data-dir=" + tempfile.mkdtemp(dir=work)] + out +
+                   ["file://%s/%s" % (work, page)],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    times.append(time.monotonic() - t)
+print(round(min(times) * 1000))
+EOF
+}
+e=$(best shot 1280,1024 empty.html)
+h=$(best shot 1280,1024 huge.html)
+render=$((h - e))
+diag "huge page rendering: screenshot 1280x1024 ${h} ms - empty page ${e} ms = ${render} ms"
+[ "$render" -lt 2000 ]
+ok $? "huge page renders in ${render} ms (< 2000 ms, browser start-up excluded)"
+e=$(best dom 1280,1024 empty.html)
+h=$(best dom 1280,1024 huge.html)
+diag "for comparison, --dump-dom: ${h} ms - ${e} ms = $((h - e)) ms (serialises the DOM, paints nothing)"
+e=$(best shot 1280,14000 empty.html)
+h=$(best shot 1280,14000 huge.html)
+diag "and the whole page painted at once (1280x14000): ${h} ms - ${e} ms = $((h - e)) ms"
+done_testing

@@ -1,0 +1,197 @@
+#!/bin/bash
+# The HTML view: `rtsoak run --html`, `rtsoak report FILE --html OUT` and `rtsoak compare A B
+# --html OUT` write one self-contained page whose every number and plotted point is the
+# report's (tests/html_check.py checks the page against the JSON: structure, no external
+# resources, one plot per probe and kind, histogram buckets, exceedance steps, percentile
+# markers, time series vertices and maxima, headline, summary table, warnings).  Partial,
+# empty, imported and huge reports render too; report strings are escaped; unwritable paths
+# exit 2.
+. "$(dirname "$0")/lib.sh"
+require_root
+require_python_jsonschema
+
+CHECK="$PYTHON3 $top_srcdir/tests/html_check.py"
+HUGE="$PYTHON3 $top_srcdir/tests/make_huge_report.py"
+
+# check PAGE REPORT [--compare A B]: html_check.py's problems as diagnostics.
+check() {
+	local out
+	out=$($CHECK "$@" 2>&1)
+	local rc=$?
+	[ -n "$out" ] && echo "$out" | head -20 | sed 's/^/# /'
+	return $rc
+}
+
+# no_nonnumbers PAGE: no NaN, Infinity or inf anywhere in the file.
+no_nonnumbers() {
+	! grep -Eqw 'NaN|nan|Infinity|infinity|inf|-inf' "$1"
+}
+
+plan 38
+cd "$WORK" || exit 1
+
+# --- a plain run (timer and net: the network split), the page written by the run itself
+"$RTSOAK" run --duration 4s --series-interval 100ms -q -o plain.json --html plain-run.html \
+	2>/dev/null
+ok $? "run --html exits 0"
+[ -s plain-run.html ] && validate plain.json
+ok $? "run --html wrote the page beside a valid report"
+check plain-run.html plain.json
+ok $? "plain run: the page matches its report"
+grep -q 'data-plot="netsplit" data-probe="net"' plain-run.html &&
+	grep -q 'data-plot="timeseries" data-probe="timer"' plain-run.html
+ok $? "plain run: network split and time series are there"
+"$RTSOAK" report plain.json --html plain.html
+ok $? "report --html exits 0"
+cmp -s plain.html plain-run.html
+ok $? "the page from the JSON is the page the run wrote (byte for byte)"
+"$RTSOAK" report plain.json --html - >stdout.html && cmp -s stdout.html plain.html
+ok $? "--html - writes the same page to standard output"
+[ -z "$(ls -A . | grep '^\.rtsoak-')" ]
+ok $? "no temp file left beside the page"
+
+# --- a rotating load schedule: phase bands, per-phase table and plot
+"$RTSOAK" run --duration 8s --series-interval 100ms --probes timer --loads cpu:load=30 \
+	--schedule rotate --phase-duration 2s -q -o rot.json --html rot.html 2>/dev/null &&
+	validate rot.json
+ok $? "rotate run with --html"
+check rot.html rot.json
+ok $? "rotate run: the page matches its report"
+grep -q '<rect class="band" style="--h:[0-9]*" data-phase="cpu:load=30"' rot.html &&
+	grep -q 'data-plot="phases" data-probe="timer"' rot.html &&
+	grep -q '<table class="phase-table" data-probe="timer">' rot.html
+ok $? "rotate run: phase bands over time, the per-phase table and plot"
+# The headline names the phase of the worst sample.
+phase=$(jget rot.json '[p["name"] for p in r["phases"] for s, e in p["occurrences"] for w in [max((x for x in r["results"] if x["phase"] == "all"), key=lambda x: x["max_ns"])] if s <= w["max_at_ns"] < e][0]')
+grep -q "<h1 id=\"headline\".*(phase ${phase})</h1>" rot.html
+ok $? "the headline names the worst sample's phase ($phase)"
+
+# --- a checkpoint of a run that never finished
+"$RTSOAK" run --duration 30s --checkpoint 1s --series-interval 100ms -q -o part.json \
+	2>/dev/null &
+pid=$!
+for _ in $(seq 100); do
+	[ -f part.json ] && [ "$(jget part.json 'r["run"]["status"]')" = running ] && break
+	sleep 0.1
+done
+{
+	kill -9 $pid
+	wait $pid
+} 2>/dev/null
+"$RTSOAK" report part.json --html part.html && check part.html part.json
+ok $? "partial (running) report: renders and matches"
+grep -q '<p class="note" id="status-banner" data-status="running">Partial report' part.html
+ok $? "partial report: the banner says so"
+
+# --- an empty run: no sample anywhere (made from the plain one), no NaN anywhere
+"$PYTHON3" - plain.json empty.json <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for res in r["results"] + r["aggregates"]:
+    res.update(count=0, missed=0, top=[], histogram=[])
+    for k in list(res):
+        if k.endswith("_ns"):
+            res[k] = None
+for s in r.get("series", []):
+    n = s["intervals"]["n"]
+    s["intervals"].update(count=[0] * n, max_ns=[0] * n, spikes=[0] * n, missed=[0] * n)
+    s["spike_log"].update(threshold_ns=None, threshold_at_ns=None, total=0, logged=0,
+                          overwritten=0, not_logged=0, t_ns=[], latency_ns=[], phase=[])
+r["analysis"] = {"periodicity": [dict(probe=s["probe"], cpu=s["cpu"], source="spike log",
+                                      events=0, verdict="no spike threshold was set", patterns=[])
+                                 for s in r.get("series", [])],
+                 "worst_intervals": [], "top_spikes": []}
+json.dump(r, open(sys.argv[2], "w"), indent=1)
+EOF
+validate empty.json && "$RTSOAK" report empty.json --html empty.html && check empty.html empty.json
+ok $? "empty run: valid report, page renders and matches"
+grep -q '<h1 id="headline" data-worst-ns="none">No samples' empty.html && ! grep -q '<svg' empty.html
+ok $? "empty run: the headline says no samples, and nothing is plotted"
+no_nonnumbers empty.html
+ok $? "empty run: no NaN, Infinity or inf in the file"
+
+# --- a cyclictest import: unknown statistics are "?"
+"$RTSOAK" report "$top_srcdir/tests/data/cyclictest-h.json" --html ct.html &&
+	check ct.html "$top_srcdir/tests/data/cyclictest-h.json"
+ok $? "cyclictest -h import: renders and matches (histograms from its 1 us buckets)"
+[ "$(grep -c '<td data-stat="missed">?</td>' ct.html)" -eq 3 ]
+ok $? "cyclictest import: missed is ? in every row"
+"$RTSOAK" report "$top_srcdir/tests/data/cyclictest-noh.json" --html ctn.html &&
+	check ctn.html "$top_srcdir/tests/data/cyclictest-noh.json"
+ok $? "cyclictest import without -h: renders and matches"
+[ "$(grep -c '<td data-stat="p99_ns">?</td>' ctn.html)" -eq 3 ] && ! grep -q '<svg' ctn.html &&
+	grep -q 'no histogram (cyclictest without -h)' ctn.html
+ok $? "without -h: percentiles are ?, no distribution plotted, and the page says why"
+
+# --- report strings are escaped
+"$PYTHON3" - plain.json evil.json <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["run"]["warnings"].append('<script>alert(1)</script> & "quoted" \'single\' <b>bold</b>')
+r["system"]["cpu_model"] = '<img src=x onerror=alert(2)> & co'
+r["tool"]["argv"].append('--loads=cpu:<i>x</i>&y="z"')
+json.dump(r, open(sys.argv[2], "w"), indent=1)
+EOF
+"$RTSOAK" report evil.json --html evil.html && check evil.html evil.json
+ok $? "strings with < & \" ': the page parses and shows them as text"
+! grep -q -e '<script>alert' -e '<img src=x' -e '<b>bold' -e '<i>x' evil.html &&
+	grep -q '&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quoted&quot; &#39;single&#39;' \
+		evil.html
+ok $? "no markup from the report reaches the page"
+
+# --- unwritable paths
+err=$("$RTSOAK" report plain.json --html /nonexistent-dir/x.html 2>&1)
+rc=$?
+[ $rc -eq 2 ] && echo "$err" | grep -q "/nonexistent-dir/x.html"
+ok $? "report --html to an unwritable path: exit 2 naming it ($err)"
+err=$("$RTSOAK" run --duration 1s -q -o u.json --html /nonexistent-dir/x.html 2>&1)
+rc=$?
+[ $rc -eq 2 ] && [ ! -e u.json ]
+ok $? "run --html to an unwritable path: exit 2 before measuring ($err)"
+err=$("$RTSOAK" compare plain.json rot.json --html /nonexistent-dir/x.html 2>&1)
+rc=$?
+[ $rc -eq 2 ]
+ok $? "compare --html to an unwritable path: exit 2 ($err)"
+
+# --- the compare page
+"$RTSOAK" compare plain.json rot.json --fail-if 'p99>+10%' --fail-if 'max>+50ms' \
+	--html cmp.html --json cmp.json >/dev/null
+rc=$?
+[ $rc -eq 0 ] || [ $rc -eq 1 ]
+ok $? "compare --html exits 0 or 1 ($rc)"
+check cmp.html cmp.json --compare plain.json rot.json
+ok $? "compare page: verdicts, limits, overlays, warnings and differences match the JSON"
+grep -q 'data-plot="compare-histogram" data-probe="timer" data-cpu="all" data-phase="all"' \
+	cmp.html && grep -q 'data-plot="compare-exceedance" data-probe="timer" data-cpu="0"' cmp.html
+ok $? "compare page: A and B overlaid for all CPUs and per CPU"
+"$RTSOAK" compare plain.json plain.json --html - 2>/dev/null >self.html &&
+	check self.html <("$RTSOAK" compare plain.json plain.json --json - 2>/dev/null) \
+		--compare plain.json plain.json
+ok $? "compare --html - to standard output (a report against itself)"
+"$RTSOAK" compare "$top_srcdir/tests/data/cyclictest-h.json" plain.json --html ctc.html \
+	--json ctc.json >/dev/null 2>&1
+rc=$?
+{ [ $rc -eq 0 ] || [ $rc -eq 1 ]; } &&
+	check ctc.html ctc.json --compare "$top_srcdir/tests/data/cyclictest-h.json" plain.json
+ok $? "compare page of a cyclictest file against rtsoak"
+no_nonnumbers cmp.html && no_nonnumbers ctc.html
+ok $? "compare pages: no NaN or infinity"
+
+# --- a huge report: 64 CPUs x 10 000 intervals
+$HUGE plain.json huge.json && validate huge.json
+ok $? "make_huge_report.py: a schema-valid report of 64 CPUs x 10000 intervals"
+start=$(date +%s%N)
+"$RTSOAK" report huge.json --html huge.html
+rc=$?
+ok $rc "huge report: page written in $((($(date +%s%N) - start) / 1000000)) ms"
+size=$(stat -c %s huge.html)
+[ "$size" -lt 5000000 ]
+ok $? "huge report: page is $size bytes (< 5 MB)"
+check huge.html huge.json
+ok $? "huge report: every CPU's max is a vertex, every pixel column's maximum is drawn"
+grep -q 'Down-sampled to [0-9]* points</strong> from 640000 intervals' huge.html
+ok $? "huge report: the caption says it was down-sampled, from how many intervals"
+[ "$(grep -c 'data-role="max"' huge.html)" -eq 64 ]
+ok $? "huge report: 64 max markers, one per CPU"
+diag "page sizes: plain $(stat -c %s plain.html), rotate $(stat -c %s rot.html), huge $size, compare $(stat -c %s cmp.html) bytes"
+done_testing
