@@ -815,7 +815,7 @@ int session_run(struct run_config *cfg)
 	int dma_fd = -1, rc, sig, failed;
 	struct comparison ab = { 0 };
 	bool restore_failed = false;
-	uint64_t t0;
+	uint64_t t0, end = 0;
 
 	/* A shell starts background jobs with SIGINT ignored, and an ignored
 	 * signal is discarded before sigtimedwait could see it: take SIGINT
@@ -888,6 +888,10 @@ int session_run(struct run_config *cfg)
 		stop_threads(&s);
 	} else {
 		sig = wait_for_end(&s, &r);
+		/* The run ends when the probes are told to stop: joining them and
+		 * the net sender can take a while on a busy machine, and that is
+		 * not time the probes measured. */
+		end = util_now_ns(CLOCK_MONOTONIC);
 		progress_done(&s.prog);
 		failed = stop_threads(&s);
 	}
@@ -897,7 +901,7 @@ int session_run(struct run_config *cfg)
 			report_warn(&r,
 				    "out of memory: the time series of %s on CPU %d is incomplete",
 				    s.threads[i].pc->results[0], s.threads[i].cpu);
-	set_times(&r, &s, util_now_ns(CLOCK_MONOTONIC) - t0);
+	set_times(&r, &s, (end ? end : util_now_ns(CLOCK_MONOTONIC)) - t0);
 	phase_end(&s.phases, r.duration_ns);
 	failed |= s.tweak_failed;
 	/* Loads stopped, the machine goes back to how it was before the
