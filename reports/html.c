@@ -66,6 +66,31 @@ static const struct report_result *find(const struct report *r, const char *prob
 	return NULL;
 }
 
+/* Result i of the per-CPU results followed by the aggregates. */
+static const struct report_result *result_at(const struct report *r, size_t i)
+{
+	return i < r->nresults ? &r->results[i] : &r->aggregates[i - r->nresults];
+}
+
+/* The rows of a per-CPU table of one probe over the whole run: each CPU in
+ * report order, then all CPUs where the report has them.  Sets *cpu to the
+ * next row at or after position *i and moves *i past it; false after the
+ * last row. */
+static bool next_cpu_row(const struct report *r, const char *probe, size_t *i, int *cpu)
+{
+	for (; *i <= r->nresults; ++*i) {
+		const struct report_result *row = *i < r->nresults ? &r->results[*i] : NULL;
+		if (row && (strcmp(row->probe, probe) || strcmp(row->phase, "all")))
+			continue;
+		if (!row && !find(r, probe, REPORT_CPU_ALL, "all"))
+			continue;
+		*cpu = row ? row->cpu : REPORT_CPU_ALL;
+		++*i;
+		return true;
+	}
+	return false;
+}
+
 static bool listed(const char **v, size_t n, const char *s)
 {
 	for (size_t i = 0; i < n; i++)
@@ -94,8 +119,7 @@ static int page_index(struct page *pg)
 	if (!pg->probes || !pg->phases)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		const struct report_result *res =
-		    i < r->nresults ? &r->results[i] : &r->aggregates[i - r->nresults];
+		const struct report_result *res = result_at(r, i);
 		if (!listed(pg->probes, pg->nprobes, res->probe))
 			pg->probes[pg->nprobes++] = res->probe;
 		if (strcmp(res->phase, "all") && !listed(pg->phases, pg->nphases, res->phase))
@@ -428,12 +452,9 @@ static void summary_phase(struct page *pg, const char *phase, bool heading)
 		}
 		fputs("</th></tr>\n", pg->f);
 	}
-	for (size_t i = 0; i < r->nresults; i++)
-		if (!strcmp(r->results[i].phase, phase))
-			summary_row(pg, &r->results[i]);
-	for (size_t i = 0; i < r->naggregates; i++)
-		if (!strcmp(r->aggregates[i].phase, phase))
-			summary_row(pg, &r->aggregates[i]);
+	for (size_t i = 0; i < r->nresults + r->naggregates; i++)
+		if (!strcmp(result_at(r, i)->phase, phase))
+			summary_row(pg, result_at(r, i));
 	fputs("</tbody>\n", pg->f);
 }
 
@@ -500,6 +521,25 @@ static bool any_drawable(const struct svg_series *s, size_t n)
 	return false;
 }
 
+enum plot_kind { PLOT_HISTOGRAM, PLOT_EXCEEDANCE, PLOT_EXCEEDANCE_MARKS };
+
+/* The series of one probe as a figure: the plot and its legend, then an
+ * open <figcaption> for the caller's words, which close the figure. */
+static void figure_begin(struct page *pg, enum plot_kind kind, const char *plot, const char *probe,
+			 const char *label, const struct svg_series *s, size_t n)
+{
+	char attrs[512];
+
+	plot_attrs(attrs, sizeof(attrs), plot, probe);
+	fputs("<figure>", pg->f);
+	if (kind == PLOT_HISTOGRAM)
+		svg_histogram(pg->f, attrs, label, s, n);
+	else
+		svg_exceedance(pg->f, attrs, label, s, n, kind == PLOT_EXCEEDANCE_MARKS);
+	svg_legend(pg->f, s, n);
+	fputs("<figcaption>", pg->f);
+}
+
 static void no_plot(struct page *pg, const char *probe, const struct svg_series *s, size_t n)
 {
 	bool unknown = false, samples = false;
@@ -517,14 +557,54 @@ static void no_plot(struct page *pg, const char *probe, const struct svg_series 
 	      pg->f);
 }
 
+/* A kind of distribution plot, drawn by put_distribution() for each probe
+ * over the whole run: each CPU and all CPUs. */
+struct dist_plot {
+	enum plot_kind kind;
+	const char *plot;    /* data-plot */
+	const char *label;   /* the plot's label, after "PROBE: " */
+	const char *caption; /* after the probe's name */
+};
+
+static void put_distribution(struct page *pg, const struct dist_plot *d, struct svg_series *s,
+			     char (*keys)[16], char (*labels)[24])
+{
+	FILE *f = pg->f;
+
+	for (size_t p = 0; p < pg->nprobes; p++) {
+		size_t n = probe_series(pg, pg->probes[p], "all", s, keys, labels);
+		char label[160];
+		snprintf(label, sizeof(label), "%s: %s", pg->probes[p], d->label);
+		fputs("<h3>", f);
+		esc(pg, pg->probes[p]);
+		fputs("</h3>\n", f);
+		if (!any_drawable(s, n)) {
+			no_plot(pg, pg->probes[p], s, n);
+			continue;
+		}
+		figure_begin(pg, d->kind, d->plot, pg->probes[p], label, s, n);
+		esc(pg, pg->probes[p]);
+		fputs(d->caption, f);
+	}
+}
+
 static int put_distributions(struct page *pg)
 {
+	static const struct dist_plot histogram = {
+		PLOT_HISTOGRAM, "histogram", "latency histogram per CPU",
+		": samples per histogram bucket. Buckets double in width at each power of two "
+		"(2.05 µs, 4.1 µs, 8.2 µs, ...), so counts step up there. Hover a line for its "
+		"count and max.</figcaption></figure>\n"
+	};
+	static const struct dist_plot exceedance = {
+		PLOT_EXCEEDANCE_MARKS, "exceedance", "fraction of samples at or above a latency",
+		": exceedance per CPU; dots p50 … p99.999 and max.</figcaption></figure>\n"
+	};
 	const struct report *r = pg->r;
 	size_t cap = r->nresults + 1;
 	struct svg_series *s = calloc(cap, sizeof(*s));
 	char(*keys)[16] = calloc(cap, sizeof(*keys));
 	char(*labels)[24] = calloc(cap, sizeof(*labels));
-	char attrs[512];
 	FILE *f = pg->f;
 
 	if (!s || !keys || !labels) {
@@ -539,57 +619,14 @@ static int put_distributions(struct page *pg)
 	      "(a tail that spans microseconds to milliseconds stays readable) and log counts "
 	      "(a single late sample stays visible).</p>\n",
 	      f);
-	for (size_t p = 0; p < pg->nprobes; p++) {
-		size_t n = probe_series(pg, pg->probes[p], "all", s, keys, labels);
-		char label[160];
-		snprintf(label, sizeof(label), "%s: latency histogram per CPU", pg->probes[p]);
-		fputs("<h3>", f);
-		esc(pg, pg->probes[p]);
-		fputs("</h3>\n", f);
-		if (!any_drawable(s, n)) {
-			no_plot(pg, pg->probes[p], s, n);
-			continue;
-		}
-		plot_attrs(attrs, sizeof(attrs), "histogram", pg->probes[p]);
-		fputs("<figure>", f);
-		svg_histogram(f, attrs, label, s, n);
-		svg_legend(f, s, n);
-		fputs("<figcaption>", f);
-		esc(pg, pg->probes[p]);
-		fputs(
-		    ": samples per histogram bucket. Buckets double in width at each power of "
-		    "two (2.05 µs, 4.1 µs, 8.2 µs, ...), so counts step up there. Hover a line for "
-		    "its count and max.</figcaption></figure>\n",
-		    f);
-	}
-
+	put_distribution(pg, &histogram, s, keys, labels);
 	fputs("<h2 id=\"exceedance\">How often later than x</h2>\n<p class=\"cap\">The "
 	      "fraction of samples at or above each latency (1 − F(x), log scale), per CPU "
 	      "and for all CPUs: read p99 where the line crosses 1 %, p99.99 at 0.01 %. Steps "
 	      "are exact at the bucket bounds; dots are the stored percentiles (those the "
 	      "sample count resolves) and the max.</p>\n",
 	      f);
-	for (size_t p = 0; p < pg->nprobes; p++) {
-		size_t n = probe_series(pg, pg->probes[p], "all", s, keys, labels);
-		char label[160];
-		snprintf(label, sizeof(label), "%s: fraction of samples at or above a latency",
-			 pg->probes[p]);
-		fputs("<h3>", f);
-		esc(pg, pg->probes[p]);
-		fputs("</h3>\n", f);
-		if (!any_drawable(s, n)) {
-			no_plot(pg, pg->probes[p], s, n);
-			continue;
-		}
-		plot_attrs(attrs, sizeof(attrs), "exceedance", pg->probes[p]);
-		fputs("<figure>", f);
-		svg_exceedance(f, attrs, label, s, n, true);
-		svg_legend(f, s, n);
-		fputs("<figcaption>", f);
-		esc(pg, pg->probes[p]);
-		fputs(": exceedance per CPU; dots p50 … p99.999 and max.</figcaption></figure>\n",
-		      f);
-	}
+	put_distribution(pg, &exceedance, s, keys, labels);
 	free(s);
 	free(keys);
 	free(labels);
@@ -1252,7 +1289,6 @@ static int put_phases(struct page *pg)
 {
 	const struct report *r = pg->r;
 	struct svg_series *s;
-	char attrs[512];
 	FILE *f = pg->f;
 
 	if (!pg->nphases)
@@ -1273,11 +1309,11 @@ static int put_phases(struct page *pg)
 		double lo = INFINITY, hi = 0;
 		char label[160];
 		size_t n = 0;
+		int cpu;
 
 		/* The shading's range: the maxima in this table. */
 		for (size_t i = 0; i < r->nresults + r->naggregates; i++) {
-			const struct report_result *res =
-			    i < r->nresults ? &r->results[i] : &r->aggregates[i - r->nresults];
+			const struct report_result *res = result_at(r, i);
 			if (strcmp(res->probe, probe) || !strcmp(res->phase, "all") ||
 			    !res->count || !res->max)
 				continue;
@@ -1295,14 +1331,8 @@ static int put_phases(struct page *pg)
 			fputs("</th>", f);
 		}
 		fputs("</tr></thead><tbody>\n", f);
-		for (size_t i = 0; i <= r->nresults; i++) {
-			const struct report_result *row = i < r->nresults ? &r->results[i] : NULL;
-			int cpu = row ? row->cpu : REPORT_CPU_ALL;
+		for (size_t i = 0; next_cpu_row(r, probe, &i, &cpu);) {
 			char c[16];
-			if (row && (strcmp(row->probe, probe) || strcmp(row->phase, "all")))
-				continue;
-			if (!row && !find(r, probe, REPORT_CPU_ALL, "all"))
-				continue;
 			cpu_name(c, sizeof(c), cpu);
 			fprintf(f, "<tr><th class=\"l\">%s</th>", c);
 			for (size_t j = 0; j < pg->nphases; j++) {
@@ -1345,12 +1375,8 @@ static int put_phases(struct page *pg)
 		}
 		if (!any_drawable(s, n))
 			continue;
-		plot_attrs(attrs, sizeof(attrs), "phases", probe);
 		snprintf(label, sizeof(label), "%s: exceedance per phase, all CPUs", probe);
-		fputs("<figure>", f);
-		svg_exceedance(f, attrs, label, s, n, false);
-		svg_legend(f, s, n);
-		fputs("<figcaption>", f);
+		figure_begin(pg, PLOT_EXCEEDANCE, "phases", probe, label, s, n);
 		esc(pg, probe);
 		fputs(
 		    ", all CPUs: fraction of samples at or above each latency, one line per "
@@ -1381,10 +1407,11 @@ static void put_netsplit(struct page *pg)
 
 	for (size_t p = 0; p < pg->nprobes; p++) {
 		const char *net = pg->probes[p];
-		char stack[128], wakeup[128], attrs[512], label[160];
+		char stack[128], wakeup[128], label[160];
 		struct svg_series s[3];
 		const char *names[3] = { net, stack, wakeup };
 		size_t n = 0;
+		int cpu;
 
 		snprintf(stack, sizeof(stack), "%s.stack", net);
 		snprintf(wakeup, sizeof(wakeup), "%s.wakeup", net);
@@ -1413,14 +1440,8 @@ static void put_netsplit(struct page *pg)
 		for (unsigned k = 0; k < 3; k++)
 			fputs("<th>p50</th><th>p99</th><th>p99.9</th><th>max (µs)</th>", f);
 		fputs("</tr></thead><tbody>\n", f);
-		for (size_t i = 0; i <= r->nresults; i++) {
-			const struct report_result *row = i < r->nresults ? &r->results[i] : NULL;
-			int cpu = row ? row->cpu : REPORT_CPU_ALL;
+		for (size_t i = 0; next_cpu_row(r, net, &i, &cpu);) {
 			char c[16];
-			if (row && (strcmp(row->probe, net) || strcmp(row->phase, "all")))
-				continue;
-			if (!row && !find(r, net, REPORT_CPU_ALL, "all"))
-				continue;
 			cpu_key(c, sizeof(c), cpu);
 			fprintf(f, "<tr data-cpu=\"%s\"><th class=\"l\">%s</th>", c, c);
 			for (unsigned k = 0; k < 3; k++)
@@ -1437,12 +1458,9 @@ static void put_netsplit(struct page *pg)
 		}
 		if (!any_drawable(s, n))
 			continue;
-		plot_attrs(attrs, sizeof(attrs), "netsplit", net);
 		snprintf(label, sizeof(label), "%s: total, stack and wake-up, all CPUs", net);
-		fputs("<figure>", f);
-		svg_exceedance(f, attrs, label, s, n, true);
-		svg_legend(f, s, n);
-		fputs("<figcaption>All CPUs: fraction of samples at or above each latency, for the "
+		figure_begin(pg, PLOT_EXCEEDANCE_MARKS, "netsplit", net, label, s, n);
+		fputs("All CPUs: fraction of samples at or above each latency, for the "
 		      "whole and its two parts.</figcaption></figure>\n",
 		      f);
 	}
@@ -1534,8 +1552,7 @@ static void put_counters(struct page *pg)
 	FILE *f = pg->f;
 
 	for (size_t i = 0; i < r->nresults + r->naggregates; i++) {
-		const struct report_result *res =
-		    i < r->nresults ? &r->results[i] : &r->aggregates[i - r->nresults];
+		const struct report_result *res = result_at(r, i);
 		char c[16];
 		if (!res->counters)
 			continue;

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "compare.h"
 #include "parse.h"
+#include "report.h"
 #include "sysinfo.h"
 #include "util.h"
 
@@ -51,6 +52,49 @@ bool cli_color_wanted(enum cli_color mode, FILE *out)
 	if (mode != CLI_COLOR_AUTO)
 		return mode == CLI_COLOR_ALWAYS;
 	return isatty(fileno(out)) && !(no && *no);
+}
+
+int cli_report_option(const char *cmd, int opt, char **argv, const char *usage,
+		      enum cli_color *color)
+{
+	switch (opt) {
+	case 'c':
+		if (!cli_color_parse(optarg, color))
+			return -1;
+		cli_error("%s: --color: '%s' is not auto, always or never", cmd, optarg);
+		return EXIT_USAGE;
+	case 'h':
+		fputs(usage, stdout);
+		return EXIT_OK;
+	case ':':
+		cli_error("%s: %s needs a value", cmd, argv[optind - 1]);
+		return EXIT_USAGE;
+	default:
+		cli_error("%s: unknown option '%s'", cmd, argv[optind - 1]);
+		return EXIT_USAGE;
+	}
+}
+
+int cli_output_writable(const char *cmd, const char *opt, const char *path)
+{
+	int rc;
+
+	if (strcmp(path, "-") && (rc = util_check_writable(path)) < 0) {
+		cli_error("%s: %s: cannot write '%s': %s", cmd, opt, path, strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+int cli_report_read(const char *cmd, const char *path, struct report *r)
+{
+	char err[512];
+	int rc = report_json_read(path, r, err, sizeof(err));
+
+	if (rc >= 0)
+		return -1;
+	cli_error("%s: %s", cmd, err);
+	return rc == -ENOMEM ? EXIT_ENV : EXIT_USAGE;
 }
 
 void cli_usage(FILE *out)

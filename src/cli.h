@@ -15,6 +15,8 @@
 #include "probe.h"
 #include "tweak.h"
 
+struct report;
+
 #define CLI_MAX_PROBES 8
 #define CLI_DEFAULT_PROBES "timer,net"
 #define CLI_MAX_RECORD 64
@@ -107,5 +109,24 @@ int cli_color_parse(const char *arg, enum cli_color *out);
 bool cli_color_wanted(enum cli_color mode, FILE *out);
 /* Print "rtsoak: <fmt>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* `rtsoak report` and `rtsoak compare`, which read reports and write views
+ * of them, share these; cmd ("report", "compare") starts every error.
+ *
+ * The options both take, after each one's own cases: --color as 'c',
+ * --help as 'h' (prints usage), and getopt_long's errors (':' a missing
+ * value, anything else an unknown option; opterr = 0 and ":h" in its
+ * optstring).  Returns -1 to go on, or the exit code (0 after the help,
+ * EXIT_USAGE after a one-line error). */
+int cli_report_option(const char *cmd, int opt, char **argv, const char *usage,
+		      enum cli_color *color);
+/* The path of output option opt ("--html"): "-" (standard output) or a file
+ * that can be written, checked before any input is read (a typo must not
+ * cost the read of a 24-hour report).  Returns 0, or -1 after an error. */
+int cli_output_writable(const char *cmd, const char *opt, const char *path);
+/* Read a report or a cyclictest --json file.  Returns -1 when read, or the
+ * exit code after a one-line error: EXIT_ENV out of memory, else
+ * EXIT_USAGE. */
+int cli_report_read(const char *cmd, const char *path, struct report *r);
 
 #endif

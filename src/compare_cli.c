@@ -99,22 +99,10 @@ int compare_main(int argc, char **argv)
 		case 'H':
 			html_out = optarg;
 			break;
-		case 'c':
-			if (cli_color_parse(optarg, &color)) {
-				cli_error("compare: --color: '%s' is not auto, always or never",
-					  optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return EXIT_OK;
-		case ':':
-			cli_error("compare: %s needs a value", argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			cli_error("compare: unknown option '%s'", argv[optind - 1]);
-			return EXIT_USAGE;
+			if ((rc = cli_report_option("compare", opt, argv, usage, &color)) >= 0)
+				return rc;
+			break;
 		}
 	}
 	if (argc - optind != 2) {
@@ -122,26 +110,18 @@ int compare_main(int argc, char **argv)
 			  "A.json B.json [--fail-if STAT>CHANGE]... [--json OUT])");
 		return EXIT_USAGE;
 	}
-	if (json_out && strcmp(json_out, "-") && (rc = util_check_writable(json_out)) < 0) {
-		cli_error("compare: --json: cannot write '%s': %s", json_out, strerror(-rc));
+	if ((json_out && cli_output_writable("compare", "--json", json_out)) ||
+	    (html_out && cli_output_writable("compare", "--html", html_out)))
 		return EXIT_USAGE;
-	}
-	if (html_out && strcmp(html_out, "-") && (rc = util_check_writable(html_out)) < 0) {
-		cli_error("compare: --html: cannot write '%s': %s", html_out, strerror(-rc));
-		return EXIT_USAGE;
-	}
 	if (json_out && html_out && !strcmp(json_out, "-") && !strcmp(html_out, "-")) {
 		cli_error("compare: --json and --html cannot both go to standard output");
 		return EXIT_USAGE;
 	}
-	if ((rc = report_json_read(argv[optind], &ra, err, sizeof(err))) < 0) {
-		cli_error("compare: %s", err);
-		return rc == -ENOMEM ? EXIT_ENV : EXIT_USAGE;
-	}
-	if ((rc = report_json_read(argv[optind + 1], &rb, err, sizeof(err))) < 0) {
-		cli_error("compare: %s", err);
+	if ((rc = cli_report_read("compare", argv[optind], &ra)) >= 0)
+		return rc;
+	if ((rc = cli_report_read("compare", argv[optind + 1], &rb)) >= 0) {
 		report_free(&ra);
-		return rc == -ENOMEM ? EXIT_ENV : EXIT_USAGE;
+		return rc;
 	}
 	if (compare_build(&c, &ra, argv[optind], &rb, argv[optind + 1]) < 0) {
 		cli_error("compare: out of memory");

@@ -10,7 +10,6 @@
 
 #include "cli.h"
 #include "report.h"
-#include "util.h"
 
 static const char usage[] =
     "usage: rtsoak report FILE.json [--text] [--html OUT] [--histogram-text OUT]\n"
@@ -49,7 +48,6 @@ int report_main(int argc, char **argv)
 	bool text = false, any = false, to_stdout = false;
 	enum cli_color color = CLI_COLOR_AUTO;
 	struct report r;
-	char err[512];
 	int opt, rc;
 
 	optind = 1;
@@ -65,22 +63,10 @@ int report_main(int argc, char **argv)
 		case 't':
 			text = true;
 			break;
-		case 'c':
-			if (cli_color_parse(optarg, &color)) {
-				cli_error("report: --color: '%s' is not auto, always or never",
-					  optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return EXIT_OK;
-		case ':':
-			cli_error("report: %s needs a value", argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			cli_error("report: unknown option '%s'", argv[optind - 1]);
-			return EXIT_USAGE;
+			if ((rc = cli_report_option("report", opt, argv, usage, &color)) >= 0)
+				return rc;
+			break;
 		}
 	}
 	if (argc - optind != 1) {
@@ -98,16 +84,12 @@ int report_main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			to_stdout = true;
-		} else if ((rc = util_check_writable(views[i].path)) < 0) {
-			cli_error("report: %s: cannot write '%s': %s", views[i].opt, views[i].path,
-				  strerror(-rc));
+		} else if (cli_output_writable("report", views[i].opt, views[i].path)) {
 			return EXIT_USAGE;
 		}
 	}
-	if ((rc = report_json_read(argv[optind], &r, err, sizeof(err))) < 0) {
-		cli_error("report: %s", err);
-		return rc == -ENOMEM ? EXIT_ENV : EXIT_USAGE;
-	}
+	if ((rc = cli_report_read("report", argv[optind], &r)) >= 0)
+		return rc;
 	for (unsigned i = 0; i < nviews; i++) {
 		if (!views[i].path)
 			continue;

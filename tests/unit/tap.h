@@ -4,7 +4,9 @@
 #define RTSOAK_TAP_H
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static int tap_n, tap_failed;
 
@@ -42,6 +44,52 @@ __attribute__((format(printf, 1, 2))) static inline void diag(const char *fmt, .
 static inline int tap_done(void)
 {
 	return tap_failed ? 1 : 0;
+}
+
+/* A whole file as a NUL-terminated string (free() it), or NULL. */
+static inline char *tap_slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, (size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+/* A file with text as its content: a fixture the test makes. */
+static inline void tap_spit(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+}
+
+/* splitmix64: random test data that is the same on every run and every
+ * libc, so that a failure reproduces from its seed. */
+static uint64_t tap_rnd_state;
+
+static inline void tap_rnd_seed(uint64_t seed)
+{
+	tap_rnd_state = seed;
+}
+
+static inline uint64_t tap_rnd(void)
+{
+	uint64_t z = (tap_rnd_state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
 }
 
 #endif

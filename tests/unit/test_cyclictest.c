@@ -27,33 +27,6 @@
 static char dir[] = "/tmp/rtsoak-ct-XXXXXX";
 static char data[512];
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
-}
-
-static void spit(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	fputs(text, f);
-	fclose(f);
-}
-
 /* The fixtures live in the source tree: $top_srcdir (set by `make check`)
  * or relative to this file's own path. */
 static bool find_data(void)
@@ -385,9 +358,9 @@ static void test_load(void)
 	ok(root && !had_nan && cyclictest_detect(root), "cyclictest_load_reads_plain_json");
 	json_decref(root);
 
-	spit(tmp("s.json"),
-	     "{\"cmdline:\": \"x -nan \\\"inf\\\" nan\", \"v\": -inf, \"w\": NaN, \"u\": 1.5,\n"
-	     " \"x\": [nan, +Infinity], \"y\": \"a\\\\\", \"z\": -nan}\n");
+	tap_spit(tmp("s.json"),
+		 "{\"cmdline:\": \"x -nan \\\"inf\\\" nan\", \"v\": -inf, \"w\": NaN, \"u\": 1.5,\n"
+		 " \"x\": [nan, +Infinity], \"y\": \"a\\\\\", \"z\": -nan}\n");
 	root = cyclictest_load(tmp("s.json"), &had_nan, err, sizeof(err));
 	ok(root && had_nan &&
 	       !strcmp(json_string_value(json_object_get(root, "cmdline:")),
@@ -401,14 +374,14 @@ static void test_load(void)
 	   "cyclictest_load_replaces_nan_only_outside_strings (%s)", root ? "" : err);
 	json_decref(root);
 
-	char *h = slurp(fixture("cyclictest-h.json"));
+	char *h = tap_slurp(fixture("cyclictest-h.json"));
 	h[300] = '\0';
-	spit(tmp("trunc.json"), h);
+	tap_spit(tmp("trunc.json"), h);
 	free(h);
 	root = cyclictest_load(tmp("trunc.json"), &had_nan, err, sizeof(err));
 	ok(!root && strstr(err, tmp("trunc.json")) && strstr(err, "truncated"),
 	   "cyclictest_load_names_truncated_file (%s)", err);
-	spit(tmp("bad.json"), "{\n  \"thread\": { x }\n}\n");
+	tap_spit(tmp("bad.json"), "{\n  \"thread\": { x }\n}\n");
 	root = cyclictest_load(tmp("bad.json"), &had_nan, err, sizeof(err));
 	ok(!root && strstr(err, tmp("bad.json")) && strstr(err, "line 2"),
 	   "cyclictest_load_names_line_of_bad_json (%s)", err);
@@ -427,13 +400,13 @@ static void test_load(void)
 /* The real -h fixture with one edit; returns the import's rc. */
 static int edited(const char *from, const char *to, struct report *r, char *err, size_t errlen)
 {
-	char *text = slurp(fixture("cyclictest-h.json")), *at = strstr(text, from);
+	char *text = tap_slurp(fixture("cyclictest-h.json")), *at = strstr(text, from);
 	char *out = calloc(1, strlen(text) + strlen(to) + 1);
 
 	memcpy(out, text, (size_t)(at - text));
 	strcat(out, to);
 	strcat(out, at + strlen(from));
-	spit(tmp("edited.json"), out);
+	tap_spit(tmp("edited.json"), out);
 	free(text);
 	free(out);
 	return import(tmp("edited.json"), r, err, errlen);
@@ -491,7 +464,7 @@ static int synth(const char *cmdline, const char *res, const char *threads, stru
 		 "  \"end_time\": \"Tue, 01 Dec 2026 03:16:09 +0100\",\n"
 		 "  \"return_code\": 0,\n  \"resolution_in_ns\": %s,\n  \"thread\": {%s}\n}\n",
 		 cmdline, res, threads);
-	spit(tmp("synth.json"), text);
+	tap_spit(tmp("synth.json"), text);
 	return import(tmp("synth.json"), r, err, errlen);
 }
 

@@ -12,31 +12,16 @@
 #include "periodicity.h"
 #include "tap.h"
 
-static uint64_t rnd_state;
-
-static void rnd_seed(uint64_t seed)
-{
-	rnd_state = seed;
-}
-
-static uint64_t rnd(void) /* splitmix64: deterministic, no libc state */
-{
-	uint64_t z = (rnd_state += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static double unif(void) /* [0, 1) */
 {
-	return (double)(rnd() >> 11) * 0x1.0p-53;
+	return (double)(tap_rnd() >> 11) * 0x1.0p-53;
 }
 
 /* Shuffle so that the function sees unsorted input, as a caller might. */
 static void shuffle(double *t, size_t n)
 {
 	for (size_t i = n; i > 1; i--) {
-		size_t j = rnd() % i;
+		size_t j = tap_rnd() % i;
 		double x = t[i - 1];
 		t[i - 1] = t[j];
 		t[j] = x;
@@ -104,7 +89,7 @@ static void find_20s_with_third_random(void)
 	struct periodicity_pattern p[4];
 	double phase = 7.3;
 
-	rnd_seed(1);
+	tap_rnd_seed(1);
 	size_t n = gen(t_buf, 300, 20, phase, 0.005, 1, 7);
 	int r = periodicity_find(t_buf, n, 300, 0.001, p, 4);
 	ok(r >= 1 && all_sane(p, r), "20 s period in 300 s with 1/3 random spikes: found (r=%d)",
@@ -133,7 +118,7 @@ static void find_20s_seeds(double hit_prob, unsigned seeds)
 
 	for (unsigned s = 0; s < seeds; s++) {
 		struct periodicity_pattern p[4];
-		rnd_seed(100 + s);
+		tap_rnd_seed(100 + s);
 		double phase = unif() * 20;
 		/* a third of all events random */
 		size_t per = 0;
@@ -167,7 +152,7 @@ static void noise_finds_nothing(size_t n, double span, unsigned seeds, double re
 
 	for (unsigned s = 0; s < seeds; s++) {
 		struct periodicity_pattern p[4];
-		rnd_seed(1000 + s * 7919 + n);
+		tap_rnd_seed(1000 + s * 7919 + n);
 		for (size_t i = 0; i < n; i++)
 			t_buf[i] = unif() * span;
 		double t0 = now();
@@ -196,7 +181,7 @@ static void bursts_find_nothing(size_t bursts, double span, unsigned seeds)
 	for (unsigned s = 0; s < seeds; s++) {
 		struct periodicity_pattern p[4];
 		size_t m = 0;
-		rnd_seed(5000 + s);
+		tap_rnd_seed(5000 + s);
 		for (size_t b = 0; b < bursts; b++) {
 			double c = unif() * span;
 			unsigned k = 2 + (unif() < 0.5);
@@ -235,7 +220,7 @@ static void two_periods(void)
 
 	for (unsigned s = 0; s < seeds; s++) {
 		struct periodicity_pattern p[4];
-		rnd_seed(7000 + s);
+		tap_rnd_seed(7000 + s);
 		size_t m = gen(t_buf, 600, 7, unif() * 7, 0.003, 0.8, 0);
 		m += gen(t_buf + m, 600, 30, unif() * 30, 0.003, 1, 20);
 		shuffle(t_buf, m);
@@ -259,7 +244,7 @@ static void one_second_period(void)
 
 	for (unsigned s = 0; s < seeds; s++) {
 		struct periodicity_pattern p[4];
-		rnd_seed(8000 + s);
+		tap_rnd_seed(8000 + s);
 		size_t m = gen(t_buf, 60, 1, unif(), 0.001, 0.8, 20);
 		for (size_t i = 0; i < m; i++) /* 1 ms resolution */
 			t_buf[i] = floor(t_buf[i] * 1000) / 1000 + 0.0005;
@@ -283,13 +268,13 @@ static void coarse_series(double P)
 		struct periodicity_pattern p[4];
 		unsigned char bad[300] = { 0 };
 		size_t m = 0;
-		rnd_seed(9000 + s);
+		tap_rnd_seed(9000 + s);
 		double phase = unif() * P;
 		for (double g = phase; g < 300; g += P)
 			if (unif() < 0.8)
 				bad[(int)(g + (2 * unif() - 1) * 0.05 + 300) % 300] = 1;
 		for (int i = 0; i < 6; i++)
-			bad[rnd() % 300] = 1;
+			bad[tap_rnd() % 300] = 1;
 		for (int i = 0; i < 300; i++)
 			if (bad[i])
 				t_buf[m++] = i + 0.5;
@@ -311,7 +296,7 @@ static void long_soak(double span, size_t noise)
 {
 	struct periodicity_pattern p[4];
 
-	rnd_seed(11);
+	tap_rnd_seed(11);
 	size_t m = gen(t_buf, span, 20.0037, 3.1, 0.005, 0.7, noise);
 	double t0 = now();
 	int r = periodicity_find(t_buf, m, span, 0.001, p, 4);
@@ -346,7 +331,7 @@ static void edge_cases(void)
 	   "negative or NaN resolution: -EINVAL");
 	ok(periodicity_find(bad, 3, 300, 0.001, p, 2) == -EINVAL, "a NaN time: -EINVAL");
 	ok(periodicity_find(NULL, 5, 300, 0.001, p, 2) == -EINVAL, "t NULL with n > 0: -EINVAL");
-	rnd_seed(3);
+	tap_rnd_seed(3);
 	size_t n = gen(t_buf, 300, 20, 4, 0.005, 1, 5);
 	ok(periodicity_find(t_buf, n, 300, 0.001, NULL, 2) == -EINVAL,
 	   "out NULL with max_out > 0: -EINVAL");
@@ -384,7 +369,7 @@ static void input_untouched_and_deterministic(void)
 	struct periodicity_pattern a[4], b[4];
 	static double copy[40000];
 
-	rnd_seed(42);
+	tap_rnd_seed(42);
 	size_t n = gen(t_buf, 600, 7, 1.5, 0.003, 0.8, 0);
 	n += gen(t_buf + n, 600, 30, 12, 0.003, 1, 30);
 	shuffle(t_buf, n);
@@ -406,7 +391,7 @@ static void timing(void)
 	double worst = 0;
 
 	for (unsigned s = 0; s < 3; s++) {
-		rnd_seed(12000 + s);
+		tap_rnd_seed(12000 + s);
 		/* 15 periodic in dense noise; 720 of 1440 cycles of 2.5 s over
 		 * an hour; 3000 of 4320 cycles of 20 s over a day */
 		double span = s == 0 ? 300 : s == 1 ? 3600 : 86400;

@@ -10,33 +10,6 @@
 #include "report.h"
 #include "tap.h"
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
-}
-
-static void spit(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	fputs(text, f);
-	fclose(f);
-}
-
 static void build(struct report *r)
 {
 	struct recorder *rec = recorder_alloc(8, -1);
@@ -89,7 +62,7 @@ int main(void)
 	       back.nwarnings == 1 && back.argc == 2,
 	   "report_json_read_rebuilds_the_model");
 	ok(report_json_write(&back, b) == 0, "report_json_write_of_read_model");
-	char *ta = slurp(a), *tb = slurp(b);
+	char *ta = tap_slurp(a), *tb = tap_slurp(b);
 	ok(ta && tb && strcmp(ta, tb) == 0, "report_json_round_trip_is_byte_identical");
 	ok(ta && strstr(ta, "\"min_ns\": null") && !strstr(ta, "NaN") && !strstr(ta, "nan"),
 	   "report_empty_result_has_null_statistics");
@@ -97,25 +70,25 @@ int main(void)
 	free(tb);
 	report_free(&back);
 
-	spit(bad, "{\"schema\": \"rtsoak-report/1\", ");
+	tap_spit(bad, "{\"schema\": \"rtsoak-report/1\", ");
 	ok(report_json_read(bad, &back, err, sizeof(err)) == -EINVAL && strstr(err, bad) &&
 	       strstr(err, "line"),
 	   "report_json_read_names_truncated_file (%s)", err);
-	spit(bad, "{\"schema\": \"rtsoak-report/99\"}");
+	tap_spit(bad, "{\"schema\": \"rtsoak-report/99\"}");
 	ok(report_json_read(bad, &back, err, sizeof(err)) == -EINVAL &&
 	       strstr(err, "unknown schema"),
 	   "report_json_read_rejects_unknown_schema (%s)", err);
-	spit(bad, "[1, 2]");
+	tap_spit(bad, "[1, 2]");
 	ok(report_json_read(bad, &back, err, sizeof(err)) == -EINVAL,
 	   "report_json_read_rejects_non_object (%s)", err);
 	ok(report_json_read("/nonexistent/x.json", &back, err, sizeof(err)) < 0 &&
 	       strstr(err, "x.json"),
 	   "report_json_read_names_missing_file (%s)", err);
 	/* A count that disagrees with the histogram is corruption. */
-	ta = slurp(a);
+	ta = tap_slurp(a);
 	char *p = strstr(ta, "\"count\": 5000");
 	memcpy(p, "\"count\": 5001", 13);
-	spit(bad, ta);
+	tap_spit(bad, ta);
 	free(ta);
 	ok(report_json_read(bad, &back, err, sizeof(err)) == -EINVAL && strstr(err, "results[0]"),
 	   "report_json_read_rejects_inconsistent_histogram (%s)", err);

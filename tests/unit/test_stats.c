@@ -15,24 +15,9 @@
 #include "stats.h"
 #include "tap.h"
 
-static uint64_t rnd_state;
-
-static void rnd_seed(uint64_t seed)
-{
-	rnd_state = seed;
-}
-
-static uint64_t rnd(void) /* splitmix64: deterministic, no libc state */
-{
-	uint64_t z = (rnd_state += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static double unif(void) /* (0, 1) */
 {
-	return ((double)(rnd() >> 11) + 0.5) * 0x1.0p-53;
+	return ((double)(tap_rnd() >> 11) + 0.5) * 0x1.0p-53;
 }
 
 /* Skewed like latencies: exponential with the given mean. */
@@ -201,7 +186,7 @@ static void shift_exact_vs_enumeration(void)
 	double a[8], b[8], worst = 0;
 	int bad = 0, cases = 0;
 
-	rnd_seed(7);
+	tap_rnd_seed(7);
 	for (size_t m = 1; m <= 8; m++) {
 		for (size_t n = 1; n <= 8; n++) {
 			size_t N = m + n, mn = m * n;
@@ -332,7 +317,7 @@ static void shift_identical(void)
 	double a[30], b[30];
 	struct stats_shift s;
 
-	rnd_seed(11);
+	tap_rnd_seed(11);
 	for (int i = 0; i < 30; i++)
 		a[i] = b[29 - i] = expo(1000);
 	int r = stats_shift(a, 30, b, 30, 0.95, &s);
@@ -386,7 +371,7 @@ static void shift_selection_brute(void)
 	int good = 1;
 
 	/* non-integer values: every bisection runs to the last bit */
-	rnd_seed(300);
+	tap_rnd_seed(300);
 	for (int i = 0; i < NA; i++)
 		a[i] = expo(1000) + 10000;
 	for (int j = 0; j < NB; j++)
@@ -401,7 +386,7 @@ static void shift_selection_brute(void)
 
 	/* integer ns with many ties, odd and even mn, many sizes */
 	for (int rep = 0; rep < 200 && good; rep++) {
-		size_t m = 1 + rnd() % 60, n = 1 + rnd() % 60;
+		size_t m = 1 + tap_rnd() % 60, n = 1 + tap_rnd() % 60;
 		for (size_t i = 0; i < m; i++)
 			a[i] = floor(expo(8)) * 1000;
 		for (size_t j = 0; j < n; j++)
@@ -426,7 +411,7 @@ static void shift_recovery(void)
 
 	/* integer ns like real interval maxima: base 20 us, exponential tail
 	 * of mean 100 ns; HL's standard error here is about 1.8 ns */
-	rnd_seed(2000);
+	tap_rnd_seed(2000);
 	for (int i = 0; i < N; i++) {
 		a[i] = 20000 + floor(expo(100));
 		b[i] = 20000 + floor(expo(100)) + 50;
@@ -445,7 +430,7 @@ static void coverage(size_t n, int tied, uint64_t seed)
 	double a[100], b[100];
 	int cover = 0, reject = 0, fine = 1;
 
-	rnd_seed(seed);
+	tap_rnd_seed(seed);
 	for (int rep = 0; rep < REPS; rep++) {
 		struct stats_shift s;
 		for (size_t i = 0; i < n; i++) {
@@ -479,7 +464,7 @@ static void shift_large(void)
 	double *a = malloc(N * sizeof(*a)), *b = malloc(N * sizeof(*b));
 	struct stats_shift s;
 
-	rnd_seed(100000);
+	tap_rnd_seed(100000);
 	for (int i = 0; i < N; i++) {
 		a[i] = 15000 + floor(expo(2000));
 		b[i] = 15000 + floor(expo(2000)) - 50;
@@ -640,7 +625,7 @@ static void autocorr(void)
 	static double x[N];
 	double v = 0;
 
-	rnd_seed(70);
+	tap_rnd_seed(70);
 	for (int i = 0; i < N; i++)
 		x[i] = v = 0.7 * v + gauss();
 	double r = stats_autocorr1(x, N);
