@@ -307,6 +307,20 @@ static int parse_probes(struct run_config *cfg, const char *arg)
 	return rc;
 }
 
+static bool has_probe(const struct run_config *cfg, const char *name)
+{
+	for (unsigned i = 0; i < cfg->nprobes; i++)
+		if (!strcmp(cfg->probes[i].ops->name, name))
+			return true;
+	return false;
+}
+
+static void note_net_option(char *first, size_t size, const char *optname)
+{
+	if (!first[0])
+		snprintf(first, size, "%s", optname);
+}
+
 static int configure_probes(struct run_config *cfg)
 {
 	char err[512];
@@ -517,6 +531,8 @@ static int parse(struct run_config *cfg, int argc, char **argv, bool ab)
 
 	optind = 1;
 	opterr = 0; /* we print our own one-line errors */
+	/* The first --net-* option given: only the net probe reads them. */
+	char net_opt[40] = "";
 	while ((opt = getopt_long(argc, argv, ":c:p:i:D:l:P:o:qhV", run_options, NULL)) != -1) {
 		const char *name = NULL;
 		for (const struct option *o = run_options; o->name; o++)
@@ -662,10 +678,12 @@ static int parse(struct run_config *cfg, int argc, char **argv, bool ab)
 			break;
 		/* net probe options (probe_net.c reads them) */
 		case OPT_NET_INTERVAL:
+			note_net_option(net_opt, sizeof(net_opt), optname);
 			if (parse_interval(optarg, &cfg->net_interval_ns, err, sizeof(err)))
 				goto bad;
 			break;
 		case OPT_NET_FAMILY:
+			note_net_option(net_opt, sizeof(net_opt), optname);
 			if (strcmp(optarg, "4") && strcmp(optarg, "6")) {
 				snprintf(err, sizeof(err), "'%s' is not 4 or 6", optarg);
 				goto bad;
@@ -673,16 +691,19 @@ static int parse(struct run_config *cfg, int argc, char **argv, bool ab)
 			cfg->net_family = optarg[0] - '0';
 			break;
 		case OPT_NET_TIMEOUT:
+			note_net_option(net_opt, sizeof(net_opt), optname);
 			if (parse_duration(optarg, NSEC_PER_MSEC, &cfg->net_timeout_ns, err,
 					   sizeof(err)))
 				goto bad;
 			break;
 		case OPT_NET_PRIORITY:
+			note_net_option(net_opt, sizeof(net_opt), optname);
 			if (parse_u64(optarg, 1, 99, &v, err, sizeof(err)))
 				goto bad;
 			cfg->net_priority = (int)v;
 			break;
 		case OPT_NET_SENDER_CPU: {
+			note_net_option(net_opt, sizeof(net_opt), optname);
 			struct cpuset one;
 			if (parse_u64(optarg, 0, CPUSET_MAX - 1, &v, err, sizeof(err)))
 				goto bad;
@@ -803,6 +824,12 @@ static int parse(struct run_config *cfg, int argc, char **argv, bool ab)
 		free(specs[i]);
 	if ((rc = configure_probes(cfg)) >= 0)
 		return rc;
+	if (net_opt[0] && !has_probe(cfg, "net")) {
+		/* Silently ignoring it would let a run measure something else
+		 * than what the command line says. */
+		cli_error("%s: only the net probe uses it, and --probes has no net", net_opt);
+		return EXIT_USAGE;
+	}
 	if (cfg->rotate && cfg->nloads == 0) {
 		cli_error("--schedule rotate: needs --loads (phases are idle and each load)");
 		return EXIT_USAGE;

@@ -56,7 +56,7 @@ EOF
 cpus_of() { jget "$1" "sorted(x['cpu'] for x in r['results'] if x['probe'] == '$2' and x['phase'] == 'all')"; }
 expect_cpus=$("$PYTHON3" -c 'import os; print(sorted(os.sched_getaffinity(0)))')
 
-plan 25
+plan 26
 cd "$WORK" || exit 1
 
 # --- IPv4, beside the timer probe
@@ -139,4 +139,9 @@ ok $? "--net-family 5: exit 2 with a one-line reason, no report (rc $rc: $(cat e
 rc=$?
 [ $rc -eq 2 ] && grep -q "^rtsoak: --probes: net: unknown option 'bogus'" errb
 ok $? "net:bogus: exit 2 (rc $rc: $(cat errb))"
+"$RTSOAK" run --probes timer --net-interval 500us --duration 1s -q -o bad.json 2>errb
+rc=$?
+[ $rc -eq 2 ] && [ "$(cat errb)" = "rtsoak: --net-interval: only the net probe uses it, and --probes has no net" ] &&
+	[ ! -e bad.json ]
+ok $? "a --net-* option without the net probe: exit 2, one line, no report (rc $rc: $(cat errb))"
 done_testing
