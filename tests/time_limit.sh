@@ -1,12 +1,12 @@
 #!/bin/bash
 # time_limit.sh TEST [ARGS...]: run one test of the suite with a time limit
-# (RTSOAK_TEST_TIMEOUT seconds, default 600).  A test that hangs would
-# otherwise hold `make check` -- and CI -- until an outer limit kills
-# everything and takes the logs with it.  Past the limit this prints what
-# every process of the test is doing (scheduling class, state, wait
-# channel, kernel stack of each thread) and every real-time thread on the
-# machine to the test's log, bails out (the TAP driver reports an ERROR)
-# and kills the test's whole session.
+# (RTSOAK_TEST_TIMEOUT seconds, default 600; needs bash >= 5.1 for
+# `wait -n -p`).  A test that hangs would otherwise hold `make check` -- and
+# CI -- until an outer limit kills everything and takes the logs with it.
+# Past the limit this prints what every process of the test is doing
+# (scheduling class, state, wait channel, kernel stack of each thread) and
+# every real-time thread on the machine to the test's log, bails out (the
+# TAP driver reports an ERROR) and kills the test's whole session.
 set -u
 limit=${RTSOAK_TEST_TIMEOUT:-600}
 
