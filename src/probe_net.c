@@ -282,6 +282,16 @@ static int net_configure(struct probe_config *pc, const char *opts, const struct
 			     : cfg->net_priority ? cfg->net_priority
 			     : cfg->priority > 1 ? cfg->priority - 1
 						 : 1;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	/* The sanitizers' runtime locks spin with sched_yield(), which never
+	 * lets a lower SCHED_FIFO priority run: a sender one below the probes,
+	 * preempted on a measured CPU while holding such a lock, livelocks
+	 * every probe that wants it (seen in CI: probes spinning for 600 s).
+	 * At the probes' own priority, yield hands it the CPU.  Only in
+	 * sanitizer builds: glibc's locks sleep on a futex instead. */
+	if (!cfg->no_rt && !cfg->net_priority && c->sender_priority < cfg->priority)
+		c->sender_priority = cfg->priority;
+#endif
 	c->sender_fd = -1;
 	c->sender_cpu = -1;
 	c->family = cfg->net_family == 6 ? AF_INET6 : AF_INET;
