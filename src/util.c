@@ -145,3 +145,44 @@ int util_write_atomic(const char *path, const char *data, size_t len)
 
 	return util_write_atomic_with(path, fill_buffer, &b);
 }
+
+char *util_escape(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	if (!len)
+		return buf;
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		char tmp[8];
+		const char *put = tmp;
+
+		if (*p == '\n')
+			put = "\\n";
+		else if (*p == '\t')
+			put = "\\t";
+		else if (*p == '\r')
+			put = "\\r";
+		else if (*p < 0x20 || *p == 0x7f)
+			snprintf(tmp, sizeof(tmp), "\\x%02x", *p);
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			snprintf(tmp, sizeof(tmp), "\\u%04x", *++p);
+		else {
+			tmp[0] = (char)*p;
+			tmp[1] = '\0';
+		}
+		size_t n = strlen(put);
+		if (o + n >= len) {
+			/* Never end on half a UTF-8 character. */
+			size_t k = o;
+			while (k > 0 && ((unsigned char)buf[k - 1] & 0xc0) == 0x80)
+				k--;
+			if (k > 0 && ((unsigned char)buf[k - 1] & 0xc0) == 0xc0)
+				o = k - 1;
+			break;
+		}
+		memcpy(buf + o, put, n);
+		o += n;
+	}
+	buf[o] = '\0';
+	return buf;
+}

@@ -35,4 +35,13 @@ int util_write_atomic_with(const char *path, int (*fill)(FILE *f, void *arg), vo
  * writable) by creating and removing a temp file there.  Returns 0 or -errno. */
 int util_check_writable(const char *path) __attribute__((warn_unused_result));
 
+/* Copy `s` into buf (always terminated, truncated to fit) with every control
+ * character a terminal would act on escaped: C0 controls and DEL as \n, \t,
+ * \r or \xNN, and the C1 controls U+0080..U+009F (UTF-8 C2 80..C2 9F) as
+ * \u00NN; a backslash stays a backslash.  For every string that comes from a
+ * file or the system and is printed to a terminal (report, compare, restore):
+ * a report must not be able to set a window title or clear the screen.
+ * Returns buf. */
+char *util_escape(const char *s, char *buf, size_t len);
+
 #endif
