@@ -172,12 +172,11 @@ char *util_escape(const char *s, char *buf, size_t len)
 		}
 		size_t n = strlen(put);
 		if (o + n >= len) {
-			/* Never end on half a UTF-8 character. */
-			size_t k = o;
-			while (k > 0 && ((unsigned char)buf[k - 1] & 0xc0) == 0x80)
-				k--;
-			if (k > 0 && ((unsigned char)buf[k - 1] & 0xc0) == 0xc0)
-				o = k - 1;
+			/* Never end on half a UTF-8 character: when the byte
+			 * that does not fit continues one, drop its start. */
+			if ((*p & 0xc0) == 0x80)
+				while (o > 0 && ((unsigned char)buf[--o] & 0xc0) == 0x80)
+					;
 			break;
 		}
 		memcpy(buf + o, put, n);
