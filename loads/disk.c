@@ -1,6 +1,7 @@
 /* disk: block I/O with fsync, sequential and random, written then read back.
  *
- * Each worker owns one file, <workdir>/<file_prefix>-w<id>.dat, of
+ * Each worker owns one file, <file_prefix>-w<id>.dat in the run's private
+ * directory (inst->dirfd, mode 0700: see load_dir_create), of
  * size/workers bytes (rounded down to whole blocks), and loops over passes:
  * a sequential pass writes every block in order then reads them all back;
  * a random pass writes as many randomly chosen blocks then reads as many.
@@ -52,7 +53,6 @@
  * killed, the kernel frees a nameless file when its last holder dies. */
 #include <config.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -120,7 +120,7 @@ struct disk_shared {
 struct disk_io {
 	const struct load_worker *w;
 	struct disk_shared *sh;
-	char path[4096 + 128];
+	char name[128]; /* in inst->dirfd */
 	int fd;
 	bool direct;
 	size_t block;
@@ -309,7 +309,7 @@ static int disk_run(struct load_worker *w)
 		load_count_error(w->ctr, errno);
 	if (d.filled > d.target)
 		d.filled = d.target;
-	snprintf(d.path, sizeof(d.path), "%s/%s-w%u.dat", inst->workdir, inst->file_prefix, w->id);
+	snprintf(d.name, sizeof(d.name), "%s-w%u.dat", inst->file_prefix, w->id);
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	d.rng = ((uint64_t)getpid() << 32) ^ (uint64_t)now.tv_nsec ^ ((uint64_t)w->id << 16) ^ 1;
 	/* Aligned for O_DIRECT (and for the uint64_t fill below). */
@@ -339,7 +339,7 @@ static int disk_run(struct load_worker *w)
 	}
 	/* Only the name: the supervisor's descriptor keeps the inode, so the
 	 * blocks are freed in .stop, not on our way out. */
-	if (unlink(d.path) < 0 && errno != ENOENT)
+	if (unlinkat(inst->dirfd, d.name, 0) < 0 && errno != ENOENT)
 		load_count_error(w->ctr, errno);
 	free(d.buf);
 	return 0;
@@ -385,9 +385,10 @@ static int disk_check(const struct load_instance *inst, char *err, size_t errlen
 	return 0;
 }
 
-/* The filesystem type of the mount that holds workdir (the last mount of
- * that device in mountinfo: a later one is mounted over an earlier one). */
-static void fs_name(const char *dir, char *out, size_t len)
+/* The filesystem type of the mount that holds the directory open as dirfd
+ * (the last mount of that device in mountinfo: a later one is mounted over
+ * an earlier one). */
+static void fs_name(int dirfd, char *out, size_t len)
 {
 	struct stat st;
 	char line[4096];
@@ -395,7 +396,7 @@ static void fs_name(const char *dir, char *out, size_t len)
 	FILE *f;
 
 	snprintf(out, len, "unknown");
-	if (stat(dir, &st) < 0 || !(f = fopen("/proc/self/mountinfo", "re")))
+	if (fstat(dirfd, &st) < 0 || !(f = fopen("/proc/self/mountinfo", "re")))
 		return;
 	while (fgets(line, sizeof(line), f)) {
 		char *sep = strstr(line, " - "), type[32];
@@ -411,18 +412,16 @@ static void fs_name(const char *dir, char *out, size_t len)
 static int probe_direct(const struct load_instance *inst, struct disk_shared *sh, char *err,
 			size_t errlen)
 {
-	char path[4096 + 128];
+	char name[128];
 	struct statx sx;
 	void *buf;
 	int fd, rc;
 
-	snprintf(path, sizeof(path), "%s/%s-probe.dat", inst->workdir, inst->file_prefix);
-	if (unlink(path) < 0 && errno != ENOENT) {
-		rc = -errno;
-		snprintf(err, errlen, "disk: cannot remove %s: %s", path, strerror(errno));
-		return rc;
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_DIRECT, 0600);
+	/* In our own fresh directory: nothing can be there, and O_EXCL |
+	 * O_NOFOLLOW would refuse it if it were. */
+	snprintf(name, sizeof(name), "%s-probe.dat", inst->file_prefix);
+	fd = openat(inst->dirfd, name,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_DIRECT, 0600);
 	if (fd < 0 && errno == EINVAL) {
 		snprintf(sh->reason, sizeof(sh->reason), "%s: open with O_DIRECT: %s", sh->fs,
 			 strerror(errno));
@@ -430,8 +429,8 @@ static int probe_direct(const struct load_instance *inst, struct disk_shared *sh
 	}
 	if (fd < 0) {
 		rc = -errno;
-		snprintf(err, errlen, "disk: cannot create files in %s: %s", inst->workdir,
-			 strerror(errno));
+		snprintf(err, errlen, "disk: cannot create files in %s/%s: %s", inst->workdir,
+			 inst->dir_name, strerror(errno));
 		return rc;
 	}
 	sh->o_direct = 1;
@@ -465,9 +464,10 @@ static int probe_direct(const struct load_instance *inst, struct disk_shared *sh
 		sh->o_direct = 0;
 		snprintf(sh->reason, sizeof(sh->reason), "probe buffer: %s", strerror(rc));
 	}
-	if (close(fd) < 0 || unlink(path) < 0) {
+	if (close(fd) < 0 || unlinkat(inst->dirfd, name, 0) < 0) {
 		rc = -errno;
-		snprintf(err, errlen, "disk: %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "disk: %s/%s/%s: %s", inst->workdir, inst->dir_name, name,
+			 strerror(errno));
 		return rc;
 	}
 	return 0;
@@ -486,7 +486,7 @@ static void close_files(struct load_instance *inst, struct disk_shared *sh)
 static int disk_start(struct load_instance *inst, char *err, size_t errlen)
 {
 	struct disk_shared *sh;
-	char path[4096 + 128];
+	char name[128];
 	int rc;
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -498,39 +498,49 @@ static int disk_start(struct load_instance *inst, char *err, size_t errlen)
 	for (unsigned i = 0; i < DISK_MAX_WORKERS; i++)
 		sh->fd[i] = -1;
 	inst->priv = sh;
-	fs_name(inst->workdir, sh->fs, sizeof(sh->fs));
+	fs_name(inst->dirfd, sh->fs, sizeof(sh->fs));
 	if ((rc = probe_direct(inst, sh, err, errlen)))
 		return rc;
-	/* CLOEXEC: an exec load's command must not hold our files. */
+	/* CLOEXEC: an exec load's command must not hold our files.  O_EXCL |
+	 * O_NOFOLLOW: a new file or nothing, never one that a name (or a
+	 * symlink) already there points at. */
 	for (unsigned i = 0; i < inst->nworkers && i < DISK_MAX_WORKERS; i++) {
-		snprintf(path, sizeof(path), "%s/%s-w%u.dat", inst->workdir, inst->file_prefix, i);
-		sh->fd[i] = open(
-		    path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | (sh->o_direct ? O_DIRECT : 0),
-		    0600);
+		snprintf(name, sizeof(name), "%s-w%u.dat", inst->file_prefix, i);
+		sh->fd[i] = openat(inst->dirfd, name,
+				   O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC |
+				       (sh->o_direct ? O_DIRECT : 0),
+				   0600);
 		if (sh->fd[i] < 0) {
 			rc = -errno;
-			snprintf(err, errlen, "disk: cannot create %s: %s", path, strerror(errno));
+			snprintf(err, errlen, "disk: cannot create %s/%s/%s: %s", inst->workdir,
+				 inst->dir_name, name, strerror(errno));
 			return rc; /* .stop cleans up */
 		}
 	}
 	return 0;
 }
 
-/* Our files only: "<prefix>-...", not another instance's "<prefix>N-...". */
+/* Our names only, in the private directory (the supervisor removes the
+ * directory after every load's .stop). */
+static void unlink_name(struct load_instance *inst, const char *name)
+{
+	if (unlinkat(inst->dirfd, name, 0) < 0 && errno != ENOENT)
+		fprintf(stderr, "rtsoak: disk: cannot remove %s/%s/%s: %s\n", inst->workdir,
+			inst->dir_name, name, strerror(errno));
+}
+
 static void disk_stop(struct load_instance *inst)
 {
-	size_t len = strlen(inst->file_prefix);
-	struct dirent *e;
-	DIR *dir;
+	char name[128];
 
-	if (!len || !(dir = opendir(inst->workdir)))
-		return;
-	while ((e = readdir(dir)))
-		if (!strncmp(e->d_name, inst->file_prefix, len) && e->d_name[len] == '-' &&
-		    unlinkat(dirfd(dir), e->d_name, 0) < 0 && errno != ENOENT)
-			fprintf(stderr, "rtsoak: disk: cannot remove %s/%s: %s\n", inst->workdir,
-				e->d_name, strerror(errno));
-	closedir(dir);
+	for (unsigned i = 0; inst->dirfd >= 0 && i < inst->nworkers && i < DISK_MAX_WORKERS; i++) {
+		snprintf(name, sizeof(name), "%s-w%u.dat", inst->file_prefix, i);
+		unlink_name(inst, name);
+	}
+	/* Left only when open(O_DIRECT) failed after creating it. */
+	snprintf(name, sizeof(name), "%s-probe.dat", inst->file_prefix);
+	if (inst->dirfd >= 0)
+		unlink_name(inst, name);
 	/* Last: with the names gone this frees the blocks. */
 	if (inst->priv)
 		close_files(inst, inst->priv);

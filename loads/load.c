@@ -6,10 +6,13 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -232,6 +235,7 @@ int load_instance_parse(struct load_instance *inst, const char *spec,
 	int rc;
 
 	memset(inst, 0, sizeof(*inst));
+	inst->dirfd = -1;
 	if (snprintf(buf, sizeof(buf), "%s", spec) >= (int)sizeof(buf)) {
 		snprintf(err, errlen, "load spec '%.40s...' is too long", spec);
 		return -EINVAL;
@@ -362,33 +366,222 @@ json_t *load_instance_options_json(const struct load_instance *inst)
 	return o;
 }
 
-/* Files are named rtsoak-load-<pid>-<index>...: a file whose pid is no
- * longer running was left by a run that was killed (SIGKILL, power loss). */
+/* ---- the run's private directory ------------------------------------ */
+
+#define DIR_PREFIX "rtsoak-load-"
+#define DIR_RANDOM 6 /* mkdtemp's XXXXXX */
+
+int load_dir_create(struct load_dir *d, const char *workdir, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int rc;
+
+	d->wfd = d->fd = -1;
+	d->name[0] = '\0';
+	if (snprintf(path, sizeof(path), "%s/" DIR_PREFIX "%d-XXXXXX", workdir, (int)getpid()) >=
+	    (int)sizeof(path)) {
+		snprintf(err, errlen, "workdir '%s': name too long", workdir);
+		return -ENAMETOOLONG;
+	}
+	if ((d->wfd = open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot open workdir '%s': %s", workdir, strerror(errno));
+		return rc;
+	}
+	/* mkdtemp: a fresh name, mkdir(0700) fails rather than reuse anything
+	 * that is there (a planted directory or symlink). */
+	if (!mkdtemp(path)) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot create a private directory in '%s': %s", workdir,
+			 strerror(errno));
+		close(d->wfd);
+		d->wfd = -1;
+		return rc;
+	}
+	snprintf(d->name, sizeof(d->name), "%s", strrchr(path, '/') + 1);
+	/* From now on only by descriptor: a path through the workdir could be
+	 * redirected by whoever else may write there. */
+	d->fd = openat(d->wfd, d->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (d->fd < 0 || fstat(d->fd, &st) < 0 || fchmod(d->fd, 0700) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "private directory %s/%s: %s", workdir, d->name,
+			 strerror(errno));
+		(void)!load_dir_remove(d); /* the error above is the one to report */
+		return rc;
+	}
+	if (st.st_uid != geteuid()) {
+		snprintf(err, errlen, "private directory %s/%s is not ours (uid %u)", workdir,
+			 d->name, (unsigned)st.st_uid);
+		/* Not ours: leave it, and its contents, alone. */
+		close(d->fd);
+		close(d->wfd);
+		d->fd = d->wfd = -1;
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* Unlink every entry of the directory open as fd, by name: unlinkat never
+ * follows a symlink (it removes the link) and, without AT_REMOVEDIR, never
+ * removes a directory, so nothing outside fd is touched.  Counts what went
+ * in *removed; 0 or the -errno of the first failure. */
+static int dir_empty(int fd, unsigned *removed)
+{
+	/* A description of its own: fdopendir on a dup would move the shared
+	 * position of fd. */
+	int own = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+	struct dirent *e;
+	DIR *dir;
+
+	if (own < 0)
+		return -errno;
+	if (!(dir = fdopendir(own))) {
+		rc = -errno;
+		close(own);
+		return rc;
+	}
+	while ((e = readdir(dir))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (unlinkat(fd, e->d_name, 0) == 0)
+			(*removed)++;
+		else if (errno != ENOENT && !rc)
+			rc = -errno;
+	}
+	closedir(dir);
+	return rc;
+}
+
+/* Remove the directory `name` in wfd if it is still the one open as fd. */
+static int dir_rmdir(int wfd, const char *name, int fd)
+{
+	struct stat a, b;
+
+	if (fstat(fd, &a) < 0)
+		return -errno;
+	if (fstatat(wfd, name, &b, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno; /* gone already */
+	if (a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return 0; /* someone removed ours; this one is not */
+	if (unlinkat(wfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+int load_dir_remove(struct load_dir *d)
+{
+	unsigned removed = 0;
+	int rc = 0, rc2;
+
+	if (d->fd >= 0) {
+		rc = dir_empty(d->fd, &removed);
+		if ((rc2 = dir_rmdir(d->wfd, d->name, d->fd)) && !rc)
+			rc = rc2;
+		close(d->fd);
+		d->fd = -1;
+	}
+	if (d->wfd >= 0) {
+		close(d->wfd);
+		d->wfd = -1;
+	}
+	return rc;
+}
+
+/* "rtsoak-load-<pid>-XXXXXX": the name mkdtemp gives a private directory. */
+static bool private_dir_name(const char *name)
+{
+	const char *p = name + strlen(DIR_PREFIX);
+
+	if (strncmp(name, DIR_PREFIX, strlen(DIR_PREFIX)) || !isdigit((unsigned char)*p))
+		return false;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p++ != '-' || strlen(p) != DIR_RANDOM)
+		return false;
+	for (; *p; p++)
+		if (!isalnum((unsigned char)*p))
+			return false;
+	return true;
+}
+
+/* One leftover private directory: only if it really is a directory of ours
+ * (checked on the opened descriptor, so a rename in between cannot swap
+ * it), and only its entries, by name. */
+static int clean_dir(int wfd, const char *name, unsigned *files)
+{
+	struct stat st;
+	int fd = openat(wfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid()) {
+		close(fd);
+		return -EPERM;
+	}
+	rc = dir_empty(fd, files);
+	if (!rc)
+		rc = dir_rmdir(wfd, name, fd);
+	close(fd);
+	return rc;
+}
+
+/* Names start rtsoak-load-<pid>-: a pid no longer running was a run that was
+ * killed (SIGKILL of rtsoak and its supervisor, power loss). */
 int load_leftovers_clean(const char *workdir, char *msg, size_t msglen)
 {
-	DIR *d = opendir(workdir);
+	int wfd = open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), own;
+	unsigned files = 0, dirs = 0, failed = 0;
 	struct dirent *e;
-	int removed = 0, failed = 0;
+	DIR *d;
 
-	if (!d)
+	if (wfd < 0)
 		return 0;
+	if ((own = openat(wfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    !(d = fdopendir(own))) {
+		if (own >= 0)
+			close(own);
+		close(wfd);
+		return 0;
+	}
 	while ((e = readdir(d))) {
+		struct stat st;
 		int pid;
-		char path[4096 + 256];
-		if (sscanf(e->d_name, "rtsoak-load-%d-", &pid) != 1 || pid <= 0)
+		if (sscanf(e->d_name, DIR_PREFIX "%d-", &pid) != 1 || pid <= 0)
 			continue;
 		if (pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH)
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", workdir, e->d_name);
-		if (unlink(path) == 0)
-			removed++;
-		else
-			failed++;
+		/* lstat: what the name itself is.  Somebody else's name, or a
+		 * symlink, is not ours to remove or to follow. */
+		if (fstatat(wfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_uid != geteuid())
+			continue;
+		if (S_ISDIR(st.st_mode) && private_dir_name(e->d_name)) {
+			if (clean_dir(wfd, e->d_name, &files) == 0)
+				dirs++;
+			else
+				failed++;
+		} else if (S_ISREG(st.st_mode) && st.st_nlink == 1 &&
+			   !private_dir_name(e->d_name)) {
+			/* A plain file of a version before private directories.
+			 * unlinkat removes only this name; one link: it is no
+			 * other file's second name. */
+			if (unlinkat(wfd, e->d_name, 0) == 0)
+				files++;
+			else if (errno != ENOENT)
+				failed++;
+		}
 	}
 	closedir(d);
-	if (removed || failed)
+	close(wfd);
+	if (dirs)
 		snprintf(msg, msglen,
-			 "removed %d file(s) left in %s by an earlier run that was killed%s",
-			 removed, workdir, failed ? " (some could not be removed)" : "");
-	return removed + failed;
+			 "removed %u file(s) in %u private director%s left in %s by an earlier "
+			 "run that was killed%s",
+			 files, dirs, dirs == 1 ? "y" : "ies", workdir,
+			 failed ? " (some could not be removed)" : "");
+	else if (files || failed)
+		snprintf(msg, msglen,
+			 "removed %u file(s) left in %s by an earlier run that was killed%s", files,
+			 workdir, failed ? " (some could not be removed)" : "");
+	return (int)(files + dirs + failed);
 }

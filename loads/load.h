@@ -80,8 +80,14 @@ struct load_instance {
 	struct load_value val[LOAD_MAX_OPTIONS]; /* by position in ops->options */
 	int nice;	    /* common option: nice=N (-20..19, default 0 for a load, 10 for exec) */
 	struct cpuset cpus; /* common option cpus=LIST, default --load-cpus */
-	char workdir[4096]; /* --workdir: where loads may create files */
-	char file_prefix[64]; /* "rtsoak-load-<pid>-<index>": every file a load creates starts so */
+	char workdir[4096]; /* --workdir: holds the run's private directory */
+	/* The run's private directory in workdir (struct load_dir), set by
+	 * load_supervisor_start: every file a load creates is opened relative
+	 * to dirfd with O_CREAT | O_EXCL | O_NOFOLLOW, never by a path through
+	 * the shared workdir.  -1 before (in .check). */
+	int dirfd;
+	char dir_name[64];    /* its name in workdir, for messages */
+	char file_prefix[64]; /* "rtsoak-load-<pid>-<index>": names of files and abstract sockets */
 	int probe_priority;   /* the probes' SCHED_FIFO priority (0: --no-rt) */
 	unsigned nworkers;
 	struct load_counters *ctr; /* [nworkers], shared memory */
@@ -169,9 +175,29 @@ void load_instance_free(struct load_instance *inst);
 json_t *load_instance_options_json(const struct load_instance *inst);
 /* "cpu, disk, ..." */
 void load_registry_names(char *buf, size_t len);
-/* Remove files a killed earlier run left in workdir (names carry the pid of
- * the run; a pid no longer running marks a leftover).  Returns how many were
- * found, with a one-line account in msg. */
+/* The run's private directory for load files, "<workdir>/rtsoak-load-<pid>-XXXXXX"
+ * (mkdtemp: mode 0700, ours), so that nobody else can create, rename or
+ * link anything in it: a shared workdir such as /tmp cannot redirect a
+ * load's writes with planted symlinks. */
+struct load_dir {
+	int wfd;       /* the workdir, -1 when closed */
+	int fd;	       /* the private directory, -1 when closed */
+	char name[64]; /* its name in the workdir */
+};
+
+/* Make it.  0, or -errno with a one-line reason. */
+int load_dir_create(struct load_dir *d, const char *workdir, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
+/* Remove what is in it (by name, never following a symlink, never
+ * recursing) and then the directory, and close it.  Safe to call twice and
+ * from two processes.  0, or -errno of the first thing that could not be
+ * removed. */
+int load_dir_remove(struct load_dir *d) __attribute__((warn_unused_result));
+/* Remove what a killed earlier run left in workdir: private directories
+ * (and the plain files of versions before them) named with a pid that no
+ * longer runs, that are ours (owner = our uid) and really directories
+ * (lstat: a symlink is never followed).  Returns how many were found, with
+ * a one-line account in msg. */
 int load_leftovers_clean(const char *workdir, char *msg, size_t msglen);
 
 #endif

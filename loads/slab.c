@@ -34,7 +34,8 @@
  *    time than the fd cycle before it took.  Closing is done
  *    with close_range() over runs of our own descriptors, so the __fput()s of
  *    a whole batch run back to back in task_work on return to user space.
- *  - files (mode files): cycles of `batch` small files created in --workdir
+ *  - files (mode files): cycles of `batch` small files created in the run's
+ *    private directory in --workdir
  *    then unlinked (dentries, inodes, the file system's own objects).
  *
  * One op is one object allocated and freed: a datagram received, a
@@ -493,7 +494,7 @@ static int run_receiver(struct load_worker *w, unsigned k, unsigned n)
 struct bulk {
 	int *fds;
 	unsigned n, batch;
-	int dfd;	    /* workdir, for files */
+	int dfd;	    /* the run's private directory, for files */
 	bool off[KIND_MAX]; /* the kernel lacks it (e.g. no IPv4) */
 	char buf[FILE_BYTES];
 };
@@ -578,8 +579,14 @@ static void files_cycle(struct load_worker *w, struct bulk *b, uint64_t budget)
 		if (made % 16 == 0 && (*w->stop || (end && made && now_ns() > end)))
 			break;
 		file_name(w, made, name, sizeof(name));
-		int fd = openat(b->dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		/* O_EXCL | O_NOFOLLOW: only a file we create.  The directory is
+		 * ours alone, so a name already there is a killed
+		 * predecessor's: remove it and try once more. */
+		int fd = openat(b->dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 				0600);
+		if (fd < 0 && errno == EEXIST && unlinkat(b->dfd, name, 0) == 0)
+			fd = openat(b->dfd, name,
+				    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd < 0) {
 			load_count_error(w->ctr, errno);
 			backoff = true;
@@ -660,13 +667,10 @@ static int run_bulk(struct load_worker *w, bool fds, bool files)
 		if (!(b.fds = calloc(b.batch, sizeof(int))))
 			return 1;
 	}
-	if (files) {
-		while ((b.dfd = open(w->inst->workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 &&
-		       !*w->stop) {
-			load_count_error(w->ctr, errno);
-			load_sleep(w, 1000 * MS);
-		}
-	}
+	/* The supervisor's descriptor, inherited: never a path through the
+	 * shared workdir. */
+	if (files)
+		b.dfd = w->inst->dirfd;
 	while (!*w->stop) {
 		enum kind kind = (enum kind)(k++ % KIND_MAX);
 		if (kind == KIND_FILE) {
@@ -682,8 +686,6 @@ static int run_bulk(struct load_worker *w, bool fds, bool files)
 			fd_ns = now_ns() - t0;
 		}
 	}
-	if (b.dfd >= 0)
-		close(b.dfd);
 	free(b.fds);
 	return 0;
 }
@@ -717,21 +719,30 @@ static int slab_run(struct load_worker *w)
 	return 1;
 }
 
-/* Remove files a killed worker left behind.  Only names with our "-slab-"
- * suffix: the prefix of load 1 is also a prefix of load 10's. */
+/* Remove files a killed worker left behind, in the private directory.  Only
+ * names with our "-slab-" suffix: the prefix of load 1 is also a prefix of
+ * load 10's. */
 static void slab_stop(struct load_instance *inst)
 {
 	char mine[128];
 	struct dirent *d;
 	size_t len;
 	DIR *dir;
+	int fd;
 
 	len = (size_t)snprintf(mine, sizeof(mine), "%s-slab-", inst->file_prefix);
-	if (!(dir = opendir(inst->workdir)))
+	/* A description of our own: fdopendir on a dup would share (and move)
+	 * the position of the descriptor the other loads use. */
+	if (inst->dirfd < 0 ||
+	    (fd = openat(inst->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return;
+	if (!(dir = fdopendir(fd))) {
+		close(fd);
+		return;
+	}
 	while ((d = readdir(dir)))
 		if (!strncmp(d->d_name, mine, len))
-			unlinkat(dirfd(dir), d->d_name, 0);
+			unlinkat(inst->dirfd, d->d_name, 0);
 	closedir(dir);
 }
 

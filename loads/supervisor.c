@@ -67,6 +67,11 @@ struct load_supervisor {
 	uint32_t running; /* instances whose workers should run now */
 	struct worker_slot *slots[LOAD_MAX_INSTANCES];
 	bool pinned[LOAD_MAX_INSTANCES];
+	/* The run's private directory for load files: made here, before the
+	 * fork, so that rtsoak and the supervisor (and through it every
+	 * worker) hold it, and whichever outlives the other removes it. */
+	struct load_dir dir;
+	char workdir[4096];
 };
 
 static volatile sig_atomic_t worker_stop, sup_term;
@@ -256,6 +261,19 @@ static void restart_due(struct load_supervisor *s, uint64_t *next)
 		}
 }
 
+/* Every way out of a run, in rtsoak or the supervisor: only our private
+ * directory's contents, then the directory. */
+static void remove_dir(struct load_supervisor *s)
+{
+	char name[sizeof(s->dir.name)];
+	int rc;
+
+	snprintf(name, sizeof(name), "%s", s->dir.name);
+	if ((rc = load_dir_remove(&s->dir)) < 0)
+		fprintf(stderr, "rtsoak: loads: cannot remove %s/%s: %s\n", s->workdir, name,
+			strerror(-rc));
+}
+
 static void finish(struct load_supervisor *s)
 {
 	apply_phase(s, 0);
@@ -263,6 +281,10 @@ static void finish(struct load_supervisor *s)
 		struct load_instance *inst = &s->inst[i];
 		if (inst->ops->stop)
 			inst->ops->stop(inst);
+	}
+	remove_dir(s);
+	for (unsigned i = 0; i < s->n; i++) {
+		struct load_instance *inst = &s->inst[i];
 		if (inst->ops->stats) {
 			json_t *o = json_object();
 			inst->ops->stats(inst, o);
@@ -355,6 +377,7 @@ int load_supervisor_start(struct load_supervisor **out, struct load_instance *in
 
 	if (!s)
 		return -ENOMEM;
+	s->dir.fd = s->dir.wfd = -1;
 	s->inst = inst;
 	s->n = n;
 	s->nphases = nphases;
@@ -392,6 +415,20 @@ int load_supervisor_start(struct load_supervisor **out, struct load_instance *in
 					cpu = cpuset_next(&inst[i].cpus, 0);
 			}
 			s->slots[i][w].cpu = pinned ? cpu : -1;
+		}
+	}
+	if (n) {
+		char why[512];
+		int rc;
+		snprintf(s->workdir, sizeof(s->workdir), "%s", inst[0].workdir);
+		if ((rc = load_dir_create(&s->dir, s->workdir, why, sizeof(why))) < 0) {
+			snprintf(err, errlen, "loads: %s", why);
+			load_supervisor_free(s);
+			return rc;
+		}
+		for (unsigned i = 0; i < n; i++) {
+			inst[i].dirfd = s->dir.fd;
+			snprintf(inst[i].dir_name, sizeof(inst[i].dir_name), "%s", s->dir.name);
 		}
 	}
 	if (pipe2(cmd, O_CLOEXEC) || pipe2(ack, O_CLOEXEC)) {
@@ -472,6 +509,8 @@ void load_supervisor_stop(struct load_supervisor *s)
 	s->pid = 0;
 	close(s->cmd_fd);
 	close(s->ack_fd);
+	/* Normally the supervisor removed it; not if it was killed. */
+	remove_dir(s);
 }
 
 static json_t *exit_json(const struct exit_record *e, uint64_t t0)
@@ -513,7 +552,12 @@ json_t *load_supervisor_report(const struct load_supervisor *s, unsigned i, uint
 	cpuset_format(&inst->cpus, cpus, sizeof(cpus));
 	if (s->sh->stats[i][0])
 		extra = json_loads(s->sh->stats[i], 0, NULL);
-	const char *status = s->sh->start_error[i][0] ? "failed" : errors ? "errors" : "ok";
+	/* A restart means a worker died while it should have run: louder than
+	 * errors a load counted and backed off from, quieter than no start. */
+	const char *status = s->sh->start_error[i][0] ? "failed"
+			     : s->sh->restarts[i]     ? "restarted"
+			     : errors		      ? "errors"
+						      : "ok";
 	json_t *o = json_pack(
 	    "{s:s, s:s, s:o, s:s, s:I, s:I, s:I, s:f, s:I, s:o, s:I, s:I, s:o, s:s, s:o}", "name",
 	    inst->ops->name, "spec", inst->spec, "options", load_instance_options_json(inst),
@@ -526,10 +570,31 @@ json_t *load_supervisor_report(const struct load_supervisor *s, unsigned i, uint
 	return o;
 }
 
+bool load_supervisor_warning(const struct load_supervisor *s, unsigned i, char *buf, size_t len)
+{
+	uint64_t restarts = s->sh->restarts[i], nexits = s->sh->exits[i];
+	char last[64] = "";
+
+	if (!restarts)
+		return false;
+	if (nexits) {
+		int st = s->sh->exit_log[i][(nexits - 1) % SUPERVISOR_EXIT_LOG].status;
+		if (WIFEXITED(st))
+			snprintf(last, sizeof(last), " (exit status %d)", WEXITSTATUS(st));
+		else if (WIFSIGNALED(st))
+			snprintf(last, sizeof(last), " (killed by signal %d, %s)", WTERMSIG(st),
+				 strsignal(WTERMSIG(st)));
+	}
+	snprintf(buf, len, "load %s: restarted %llu time%s%s", s->inst[i].ops->name,
+		 (unsigned long long)restarts, restarts == 1 ? "" : "s", last);
+	return true;
+}
+
 void load_supervisor_free(struct load_supervisor *s)
 {
 	if (!s)
 		return;
+	remove_dir(s);
 	for (unsigned i = 0; i < s->n; i++)
 		free(s->slots[i]);
 	if (s->sh && s->sh != MAP_FAILED)

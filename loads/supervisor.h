@@ -8,6 +8,7 @@
 #ifndef RTSOAK_SUPERVISOR_H
 #define RTSOAK_SUPERVISOR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <jansson.h>
@@ -41,6 +42,11 @@ void load_supervisor_stop(struct load_supervisor *s);
  * (CLOCK_MONOTONIC, the probes' start). */
 json_t *load_supervisor_report(const struct load_supervisor *s, unsigned i, uint64_t active_ns,
 			       uint64_t t0_ns);
+
+/* After load_supervisor_stop: true with a line for the report's warnings
+ * ("load exec: restarted 4 times (exit status 1)") when instance i's
+ * workers had to be restarted, false when there is nothing to say. */
+bool load_supervisor_warning(const struct load_supervisor *s, unsigned i, char *buf, size_t len);
 
 void load_supervisor_free(struct load_supervisor *s);
 

@@ -907,6 +907,11 @@ int session_run(struct run_config *cfg)
 	/* Loads stopped, the machine goes back to how it was before the
 	 * report is written: a failure is in the report, the journal stays. */
 	load_supervisor_stop(s.sup);
+	for (unsigned i = 0; s.sup && i < cfg->nloads; i++) {
+		char note[256];
+		if (load_supervisor_warning(s.sup, i, note, sizeof(note)))
+			report_warn(&r, "%s", note);
+	}
 	if (restore_tweaks(cfg) < 0) {
 		report_warn(&r, "--set: %s", restore_err);
 		restore_failed = true;
