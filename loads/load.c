@@ -434,8 +434,8 @@ static int dir_empty(int fd, unsigned *removed)
 	struct dirent *e;
 	DIR *dir;
 
-	if (own < 0)
-		return -errno;
+	if (own < 0) /* ENOENT: removed already, by the other process */
+		return errno == ENOENT ? 0 : -errno;
 	if (!(dir = fdopendir(own))) {
 		rc = -errno;
 		close(own);

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -461,8 +462,12 @@ int load_supervisor_start(struct load_supervisor **out, struct load_instance *in
 	if (read(s->ack_fd, &ok, 1) != 1 || ok) {
 		for (unsigned i = 0; i < n; i++)
 			if (s->sh->start_error[i][0]) {
-				snprintf(err, errlen, "%s: %s", inst[i].ops->name,
-					 s->sh->start_error[i]);
+				const char *e = s->sh->start_error[i];
+				size_t len = strlen(inst[i].ops->name);
+				/* "disk: ..." already names its load. */
+				bool named = !strncmp(e, inst[i].ops->name, len) && e[len] == ':';
+				snprintf(err, errlen, "%s%s%s", named ? "" : inst[i].ops->name,
+					 named ? "" : ": ", e);
 				break;
 			}
 		if (!err[0])
@@ -473,12 +478,35 @@ int load_supervisor_start(struct load_supervisor **out, struct load_instance *in
 	return 0;
 }
 
+/* One command byte to the supervisor.  When it is gone already (it failed to
+ * start, or was killed) the write fails with EPIPE: it must not kill rtsoak
+ * with SIGPIPE before it has said why, so SIGPIPE is blocked around the
+ * write and a pending one is taken back. */
+static int cmd_write(struct load_supervisor *s, unsigned char cmd)
+{
+	sigset_t pipe_set, old;
+	struct timespec zero = { 0, 0 };
+	ssize_t n;
+	int err;
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	n = write(s->cmd_fd, &cmd, 1);
+	err = errno;
+	if (n < 0 && err == EPIPE && !sigismember(&old, SIGPIPE))
+		while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE)
+			;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return n == 1 ? 0 : n < 0 ? -err : -EIO;
+}
+
 int load_supervisor_phase(struct load_supervisor *s, unsigned p, unsigned timeout_ms)
 {
 	unsigned char cmd = (unsigned char)p, ack;
 	struct pollfd pfd = { .fd = s->ack_fd, .events = POLLIN };
 
-	if (s->pid <= 0 || write(s->cmd_fd, &cmd, 1) != 1)
+	if (s->pid <= 0 || cmd_write(s, cmd) < 0)
 		return -EPIPE;
 	if (poll(&pfd, 1, (int)timeout_ms) <= 0)
 		return -ETIMEDOUT;
@@ -494,7 +522,7 @@ void load_supervisor_stop(struct load_supervisor *s)
 
 	if (!s || s->pid <= 0)
 		return;
-	(void)!write(s->cmd_fd, &cmd, 1);
+	(void)!cmd_write(s, cmd);
 	/* Each load gets its grace period; then the supervisor goes. */
 	deadline = util_now_ns(CLOCK_MONOTONIC) + (s->n + 2) * STOP_GRACE_NS + 5 * NSEC_PER_SEC;
 	while (waitpid(s->pid, NULL, WNOHANG) == 0) {

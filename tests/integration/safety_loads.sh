@@ -19,7 +19,7 @@ unshare -pf true 2>/dev/null || skip_all "cannot make a pid namespace here"
 PS=/proc/sys/fs/protected_symlinks
 [ -w $PS ] || skip_all "$PS is not writable here"
 
-plan 14
+plan 15
 cd "$WORK" || exit 1
 ps_orig=$(cat $PS)
 # protected_symlinks is system-wide: written only when it is not 0 already,
@@ -121,6 +121,18 @@ ok $? "nothing of ours is left in the workdir ($left)"
 	[ "$(cat "$SH/rtsoak-load-999996-0-w0.dat")" = keep ]
 ok $? "the clean-up followed no planted symlink and removed nothing of nobody's ($(ls -la "$SH" | tail -n +4 | tr '\n' ';'))"
 find "$SH" -mindepth 1 -delete
+
+# --- a load that cannot create its files: exit 3 with one line, nothing left
+# (a tmpfs with room for the private directory but not for a file in it, in
+# a private mount namespace)
+mkdir full
+unshare -m --propagation private sh -c 'mount -t tmpfs -o nr_inodes=2,mode=1777 tmpfs full &&
+	"$1" run --probes timer -D 1s --cpus 0 --loads disk:size=8M --workdir full -q \
+		-o full.json 2>full.err; echo $? >full.rc; ls -A full >full.left' sh "$RTSOAK"
+[ "$(cat full.rc)" = 3 ] && [ "$(grep -c . full.err)" = 1 ] &&
+	grep -q "rtsoak: --loads: disk: cannot create files in full/rtsoak-load-[0-9]*-" full.err &&
+	[ ! -s full.left ]
+ok $? "a load whose start fails: exit 3, one line, the private directory removed (rc $(cat full.rc); $(cat full.err); left: $(cat full.left))"
 
 # --- a load whose worker keeps exiting: restarted N times, said so
 rtsoak_tagged run --probes timer -D 3s --cpus 0 --loads exec:cmd=false --workdir "$SH" \
