@@ -118,7 +118,9 @@ struct load_ops {
 	 * worker i pinned to the i-th CPU).  Return n and set *pinned = false
 	 * for workers that float over all of inst->cpus. */
 	unsigned (*workers)(const struct load_instance *inst, bool *pinned);
-	/* Optional, supervisor, once before the first worker: create files etc. */
+	/* Optional, supervisor, once before the first worker: create files
+	 * (only with openat(inst->dirfd, ..., O_CREAT | O_EXCL | O_NOFOLLOW))
+	 * etc. */
 	int (*start)(struct load_instance *inst, char *err, size_t errlen);
 	/* Worker: do the work until *w->stop; count each op in w->ctr.
 	 * Returns the exit code of the worker process (0 ok). */

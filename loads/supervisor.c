@@ -613,7 +613,13 @@ bool load_supervisor_warning(const struct load_supervisor *s, unsigned i, char *
 			snprintf(last, sizeof(last), " (killed by signal %d, %s)", WTERMSIG(st),
 				 strsignal(WTERMSIG(st)));
 	}
-	snprintf(buf, len, "load %s: restarted %llu time%s%s", s->inst[i].ops->name,
+	/* Two loads of one kind: say which (by position, not by the spec,
+	 * which can be long). */
+	char which[48] = "";
+	for (unsigned k = 0; k < s->n; k++)
+		if (k != i && s->inst[k].ops == s->inst[i].ops)
+			snprintf(which, sizeof(which), " (--loads entry %u)", i + 1);
+	snprintf(buf, len, "load %s%s: restarted %llu time%s%s", s->inst[i].ops->name, which,
 		 (unsigned long long)restarts, restarts == 1 ? "" : "s", last);
 	return true;
 }
