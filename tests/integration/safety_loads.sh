@@ -88,7 +88,10 @@ $TAGGED "$RTSOAK" run --probes timer -D 30s --cpus 0 --loads disk:size=8M --work
 pid=$!
 sleep 1.5
 sup=$(pgrep -P $pid -x rtsoak-loads)
-kill -KILL $pid $sup
+# The supervisor first: killed after rtsoak, it could already have begun
+# its clean-up (PR_SET_PDEATHSIG) and removed some of the files.
+kill -KILL $sup
+kill -KILL $pid
 wait $pid 2>/dev/null
 for _ in $(seq 30); do
 	[ -z "$(tagged_pids)" ] && break
