@@ -442,9 +442,23 @@ void lock_abandon(struct lock *l)
 	l->held = false;
 }
 
+/* Remove a record that nobody holds, taking it first so that no run that
+ * is creating it right now loses it. */
+static void remove_stale(int dfd, const char *name)
+{
+	int fd = openat(dfd, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (record_lock(fd, F_SETLK, F_WRLCK, NULL) == 0 && still_named(dfd, name, fd))
+		unlinkat(dfd, name, 0);
+	close(fd);
+}
+
 /* Each journal record nobody holds: fn(journal, record file, arg) with the
- * record open in fd (not locked). */
-static int each_stale(int dfd, const char *dir,
+ * record open in fd (not locked); with `clean`, lock files nobody holds are
+ * removed on the way. */
+static int each_stale(int dfd, const char *dir, bool clean,
 		      int (*fn)(int dfd, int fd, const char *name, const char *journal,
 				const char *record, void *arg),
 		      void *arg)
@@ -460,11 +474,12 @@ static int each_stale(int dfd, const char *dir,
 		return 0;
 	}
 	while (!rc && (e = readdir(d))) {
+		bool is_record =
+		    !strncmp(e->d_name, prefix[LOCK_JOURNAL], strlen(prefix[LOCK_JOURNAL]));
 		pid_t holder = 1;
 		int fd;
 
-		if (strncmp(e->d_name, prefix[LOCK_JOURNAL], strlen(prefix[LOCK_JOURNAL])) ||
-		    is_held(e->d_name))
+		if (e->d_name[0] == '.' || is_held(e->d_name))
 			continue;
 		fd = openat(dfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0)
@@ -473,6 +488,13 @@ static int each_stale(int dfd, const char *dir,
 		 * is not disturbed. */
 		if (record_lock(fd, F_GETLK, F_WRLCK, &holder) < 0 || holder) {
 			close(fd);
+			continue;
+		}
+		if (!is_record) {
+			/* The lock of a killed run: it protects nothing now. */
+			close(fd);
+			if (clean)
+				remove_stale(dfd, e->d_name);
 			continue;
 		}
 		read_content(fd, content, sizeof(content));
@@ -484,19 +506,6 @@ static int each_stale(int dfd, const char *dir,
 	}
 	closedir(d);
 	return rc;
-}
-
-/* Remove a record that nobody holds, taking it first so that no run that
- * is creating it right now loses it. */
-static void remove_stale(int dfd, const char *name)
-{
-	int fd = openat(dfd, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd < 0)
-		return;
-	if (record_lock(fd, F_SETLK, F_WRLCK, NULL) == 0 && still_named(dfd, name, fd))
-		unlinkat(dfd, name, 0);
-	close(fd);
 }
 
 struct stale_arg {
@@ -526,7 +535,7 @@ int lock_stale_journals(int (*fn)(const char *journal, const char *record, void 
 
 	if (dfd < 0)
 		return 0;
-	rc = each_stale(dfd, dir, call_stale, &a);
+	rc = each_stale(dfd, dir, true, call_stale, &a);
 	close(dfd);
 	return rc;
 }
@@ -557,7 +566,7 @@ void lock_forget_journal(dev_t dev, ino_t ino)
 
 	if (dfd < 0)
 		return;
-	(void)each_stale(dfd, "", forget_one, &a);
+	(void)each_stale(dfd, "", false, forget_one, &a);
 	close(dfd);
 }
 

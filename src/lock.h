@@ -60,8 +60,9 @@ void lock_abandon(struct lock *l);
 /* Call fn for every journal record whose lock nobody holds (its run is
  * gone), with the journal path it records and the record's file path.
  * fn returns 0 to go on, 1 to remove that record (its journal is gone), or
- * a negative value to stop, which lock_stale_journals then returns.  No run
- * directory: 0, nothing called. */
+ * a negative value to stop, which lock_stale_journals then returns.  Output
+ * and tweak lock files nobody holds (left by killed runs) are removed on the
+ * way.  No run directory: 0, nothing called. */
 int lock_stale_journals(int (*fn)(const char *journal, const char *record, void *arg), void *arg)
     __attribute__((warn_unused_result));
 
