@@ -538,14 +538,31 @@ static int cmp_path(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+int tweak_glob(const char *pattern, char ***paths)
+{
+	struct walk w = { 0 };
+	char buf[PATH_MAX] = "";
+	int rc = walk(&w, buf, 0, pattern);
+
+	*paths = NULL;
+	if (rc < 0) {
+		walk_free(&w);
+		return rc;
+	}
+	if (w.n)
+		qsort(w.v, w.n, sizeof(*w.v), cmp_path);
+	*paths = w.v;
+	return (int)w.n;
+}
+
 int tweak_add(struct tweak_set *ts, const char *spec, char *err, size_t errlen)
 {
 	const char *eq = strchr(spec, '='), *value;
-	char pattern[PATH_MAX], buf[PATH_MAX];
+	char pattern[PATH_MAX];
 	const char *one[1] = { pattern };
 	const char *const *paths = one;
 	size_t npaths = 1, first = ts->n, plen;
-	struct walk w = { 0 };
+	char **matches = NULL;
 	struct tweak *v;
 	int rc = 0;
 
@@ -586,8 +603,7 @@ int tweak_add(struct tweak_set *ts, const char *spec, char *err, size_t errlen)
 	}
 	/* A plain path is not globbed, so that a missing file says ENOENT. */
 	if (strpbrk(pattern, "*?[")) {
-		buf[0] = '\0';
-		rc = walk(&w, buf, 0, pattern);
+		rc = tweak_glob(pattern, &matches);
 		if (rc == -ENOMEM) {
 			set_err(err, errlen, "--set %s: out of memory", pattern);
 			goto out;
@@ -606,14 +622,14 @@ int tweak_add(struct tweak_set *ts, const char *spec, char *err, size_t errlen)
 			rc = -EINVAL;
 			goto out;
 		}
-		if (!w.n) {
+		if (!rc) {
 			set_err(err, errlen, "--set %s: matches no file", pattern);
 			rc = -EINVAL;
 			goto out;
 		}
-		qsort(w.v, w.n, sizeof(*w.v), cmp_path);
-		paths = (const char *const *)w.v;
-		npaths = w.n;
+		paths = (const char *const *)matches;
+		npaths = (size_t)rc;
+		rc = 0;
 	}
 	if (ts->n + npaths > TWEAK_MAX) {
 		set_err(err, errlen, "--set %s: more than %d files to tweak in one run (the limit)",
@@ -633,7 +649,10 @@ int tweak_add(struct tweak_set *ts, const char *spec, char *err, size_t errlen)
 	while (rc && ts->n > first)
 		tweak_free(&ts->v[--ts->n]);
 out:
-	walk_free(&w);
+	if (matches)
+		for (size_t i = 0; i < npaths; i++)
+			free(matches[i]);
+	free(matches);
 	return rc;
 }
 

@@ -31,6 +31,12 @@
  * at once. */
 #define TWEAK_GLOB_MATCHES 4096
 #define TWEAK_GLOB_ENTRIES 65536
+/* That bounded expansion, for every sysfs glob (--record could use it): the
+ * matches of `pattern` (glob(3) rules, FNM_PERIOD, sorted) into *paths (free
+ * each and the array).  Returns how many (0: none, *paths NULL), -EOVERFLOW
+ * beyond TWEAK_GLOB_MATCHES, -E2BIG beyond TWEAK_GLOB_ENTRIES, -ENOMEM. */
+int tweak_glob(const char *pattern, char ***paths) __attribute__((warn_unused_result));
+
 /* Files one run may tweak (each holds a lock, an open file, for the run). */
 #define TWEAK_MAX 4096
 /* A journal is read whole; one for TWEAK_MAX files of a page each is far
