@@ -93,8 +93,12 @@ static int open_subdir(int at, const char *name, const char *path, char *err, si
 	int fd, rc;
 
 	if (mkdirat(at, name, 0700) < 0 && errno != EEXIST) {
-		set_err(err, errlen, "cannot create %s: %s", path, strerror(errno));
-		return -errno;
+		rc = -errno;
+		set_err(err, errlen, "no run directory for locks (cannot create %s: %s)", path,
+			strerror(errno));
+		/* No /run, or a read-only one (a chroot, a minimal container):
+		 * the same as having none, not an unsafe one. */
+		return rc == -ENOENT || rc == -EROFS ? -ENOENT : rc;
 	}
 	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {

@@ -38,8 +38,10 @@ struct lock {
  * every call: a directory (not a symlink), owned by the effective uid, not
  * writable by group or others.  Returns an open O_DIRECTORY descriptor;
  * -ENOENT (err says why) when this user has none: not root and no usable
- * XDG_RUNTIME_DIR; another -errno with err naming the directory when it is
- * unsafe or cannot be made.  dir (optional) gets its path. */
+ * XDG_RUNTIME_DIR, or no /run (or a read-only one) to create it in; another
+ * -errno with err naming the directory when it is unsafe or cannot be made.
+ * Without one, runs take no output locks and --set is refused (tweak_lock).
+ * dir (optional) gets its path. */
 int lock_dir_open(char *dir, size_t dirlen, char *err, size_t errlen)
     __attribute__((warn_unused_result));
 
