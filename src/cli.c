@@ -150,7 +150,9 @@ void cli_usage(FILE *out)
 	    "      --set PATH=VALUE   write VALUE to a /sys or /proc/sys file (PATH may be a glob)\n"
 	    "                         for the run; originals journalled in REPORT.journal and\n"
 	    "                         restored at the end (rtsoak restore after a crash)\n"
-	    "      --force            start although an earlier run's journal is still present\n"
+	    "                         (each file locked for the run; see SAFETY in rtsoak(1))\n"
+	    "      --force            start although an earlier or killed run's journal is still\n"
+	    "                         present\n"
 	    "      --rounds N         ab: rounds per arm, in ABBA order (default 4, at most 8)\n"
 	    "      --round-duration T ab: length of one round (default 60s)\n"
 	    "      --fail-if STAT>CHANGE  ab: exit 1 when B changes STAT by more (e.g. p99>+10%)\n"
@@ -502,6 +504,31 @@ static int check_ab(struct run_config *cfg, bool duration_given)
 	return -1;
 }
 
+/* The report path and the tweaked files are this run's alone, and a machine
+ * still tweaked by a crashed run is not the machine the user thinks they
+ * measure (lock.h, tweak.h): checked for every run, with --set or not.  The
+ * locks are held until the process ends.  Returns -1 or the exit code. */
+static int take_locks(struct run_config *cfg)
+{
+	char err[3 * PATH_MAX], path[PATH_MAX];
+	int rc;
+
+	if (strcmp(cfg->output, "-") && lock_output_path(cfg->output, path, sizeof(path)) == 0 &&
+	    (rc = lock_take(&cfg->output_lock, LOCK_OUTPUT, path, path, err, sizeof(err))) < 0 &&
+	    rc != -ENOENT) {
+		cli_error("%s", err);
+		return EXIT_ENV;
+	}
+	rc = tweak_set_journal(&cfg->tweaks, cfg->output, cfg->force, err, sizeof(err));
+	if (!rc && err[0])
+		cli_error("warning: %s", err);
+	if (!rc && (rc = tweak_lock(&cfg->tweaks, err, sizeof(err))) == 0)
+		return -1;
+	cli_error("%s", rc == -ENOMEM ? "out of memory" : err);
+	lock_release(&cfg->output_lock);
+	return EXIT_ENV;
+}
+
 static int parse(struct run_config *cfg, int argc, char **argv, bool ab)
 {
 	bool duration_given = false, cpus_given = false, load_cpus_given = false;
@@ -848,12 +875,8 @@ static int parse(struct run_config *cfg, int argc, char **argv, bool ab)
 		cli_error("--prom: cannot create '%s': %s", cfg->prom, strerror(-rc));
 		return EXIT_USAGE;
 	}
-	/* Every run, with --set or not: a machine still tweaked by a crashed
-	 * run is not the machine the user thinks they measure. */
-	if ((rc = tweak_set_journal(&cfg->tweaks, cfg->output, cfg->force, err, sizeof(err))) < 0) {
-		cli_error("%s", rc == -ENOMEM ? "out of memory" : err);
-		return EXIT_ENV;
-	}
+	if ((rc = take_locks(cfg)) >= 0)
+		return rc;
 	if (!cfg->series_given) {
 		/* 1 s, or coarser when the run would not fit in the limit: a
 		 * whole number of seconds, so intervals line up with the clock. */

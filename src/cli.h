@@ -50,8 +50,9 @@ struct run_config {
 	int dma_latency_us; /* -1: leave /dev/cpu_dma_latency alone */
 	bool no_rt;
 	bool quiet;
-	char output[PATH_MAX]; /* "-" for stdout */
-	char html[PATH_MAX];   /* --html: the page, written at the end; "" none */
+	char output[PATH_MAX];	 /* "-" for stdout */
+	struct lock output_lock; /* held for the run (lock.h); released by main */
+	char html[PATH_MAX];	 /* --html: the page, written at the end; "" none */
 	enum cli_color color;
 	char *record[CLI_MAX_RECORD];
 	unsigned nrecord;

@@ -24,7 +24,12 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	/* The report records the command line as typed. */
 	cfg.argc = full_argc;
 	cfg.argv = full_argv;
-	return session_run(&cfg);
+	rc = session_run(&cfg);
+	/* The report is written: the locks go (a journal left on disk keeps
+	 * its record). */
+	tweak_set_free(&cfg.tweaks);
+	lock_release(&cfg.output_lock);
+	return rc;
 }
 
 /* rtsoak ab: a run whose phases are A and B rounds (cli_parse_ab). */
@@ -37,7 +42,10 @@ static int cmd_ab(int argc, char **argv, int full_argc, char **full_argv)
 		return rc;
 	cfg.argc = full_argc;
 	cfg.argv = full_argv;
-	return session_run(&cfg);
+	rc = session_run(&cfg);
+	tweak_set_free(&cfg.tweaks);
+	lock_release(&cfg.output_lock);
+	return rc;
 }
 
 /* rtsoak restore JOURNAL: put back what a crashed run changed. */

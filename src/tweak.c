@@ -10,13 +10,15 @@
 #include <config.h>
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -291,6 +293,55 @@ static bool under(const char *path, const char *dir)
 	return !strncmp(path, dir, n) && path[n] == '/';
 }
 
+/* Files under /sys and /proc/sys that hand root's execution (or the
+ * machine's security policy, or what it boots) to whatever value is written,
+ * or that cannot be set back: rtsoak never writes them, whatever a --set or a
+ * journal says.  Matched with fnmatch(3) without FNM_PATHNAME ('*' crosses
+ * '/') against the path after realpath.  The man page (SAFETY) lists them. */
+static const struct {
+	const char *pattern;
+	const char *why;
+} deny[] = {
+	{ "/proc/sys/kernel/core_pattern", "names a program the kernel runs as root on a crash" },
+	{ "/proc/sys/kernel/modprobe", "names the program the kernel runs to load modules" },
+	{ "/proc/sys/kernel/hotplug", "names a program the kernel runs on device events" },
+	{ "/sys/kernel/uevent_helper", "names a program the kernel runs on device events" },
+	{ "/proc/sys/kernel/poweroff_cmd", "names the program the kernel runs to power off" },
+	{ "/proc/sys/kernel/reboot_cmd", "names the program the kernel runs to reboot" },
+	{ "/proc/sys/fs/binfmt_misc/*", "registers interpreters the kernel runs for executables" },
+	{ "/proc/sys/kernel/usermodehelper/*",
+	  "sets the capabilities of the programs the kernel runs" },
+	{ "/sys/fs/cgroup/*release_agent", "names a program the kernel runs as root" },
+	{ "/sys/kernel/security/*", "loads security policy (LSMs, IMA, lockdown)" },
+	{ "/sys/fs/selinux/*", "loads or switches the SELinux policy" },
+	{ "/sys/firmware/efi/efivars/*", "EFI variables choose what the machine boots" },
+	{ "/sys/firmware/efi/vars/*", "EFI variables choose what the machine boots" },
+	{ "/sys/module/firmware_class/parameters/path",
+	  "names where the kernel loads device firmware from" },
+	{ "/proc/sys/kernel/modules_disabled", "a one-way switch: it cannot be set back" },
+	{ "/proc/sys/kernel/kexec_load_disabled", "a one-way switch: it cannot be set back" },
+	{ "/sys/power/state", "an action (suspend), not a setting" },
+};
+
+/* The reason `real` is on the deny list, or NULL. */
+static const char *denied(const char *real)
+{
+	for (size_t i = 0; i < sizeof(deny) / sizeof(deny[0]); i++)
+		if (!fnmatch(deny[i].pattern, real, 0))
+			return deny[i].why;
+	return NULL;
+}
+
+static bool deny_err(const char *real, char *why, size_t whylen)
+{
+	const char *d = denied(real);
+
+	if (d)
+		set_err(why, whylen,
+			"refused: %s (rtsoak never writes it: see SAFETY in rtsoak(1))", d);
+	return d != NULL;
+}
+
 /* Whether `path` may be tweaked: resolves it into `real` ("" if it cannot) and
  * says why not in `why`.  The same rules guard `rtsoak restore`: a journal
  * must not be a way to make root write any file. */
@@ -309,6 +360,8 @@ static bool path_ok(const char *path, char *real, char *why, size_t whylen)
 		set_err(why, whylen, "not under /sys or /proc/sys");
 		return false;
 	}
+	if (deny_err(real, why, whylen))
+		return false;
 	if (stat(real, &st) < 0) {
 		set_err(why, whylen, "%s", strerror(errno));
 		return false;
@@ -384,6 +437,124 @@ static int add_one(struct tweak_set *ts, size_t first, const char *p, const char
 	return 0;
 }
 
+/* The bounded expansion of a --set pattern: glob(3)'s rules (a component
+ * with * ? [ or \\ is matched against each entry of its directory with
+ * FNM_PERIOD; other components are taken as they are), walked depth first
+ * while counting what it reads, then sorted as glob sorts.  sysfs symlinks
+ * lead back up the tree, so an unbounded walk of /sys/x/x/x/... never ends in
+ * practice; this one stops at TWEAK_GLOB_ENTRIES entries read or
+ * TWEAK_GLOB_MATCHES matches. */
+struct walk {
+	char **v;
+	size_t n, cap, entries;
+};
+
+static int walk_add(struct walk *w, const char *path)
+{
+	if (w->n == TWEAK_GLOB_MATCHES)
+		return -EOVERFLOW;
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 64;
+		char **v = realloc(w->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		w->v = v;
+		w->cap = cap;
+	}
+	if (!(w->v[w->n] = strdup(path)))
+		return -ENOMEM;
+	w->n++;
+	return 0;
+}
+
+static void walk_free(struct walk *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		free(w->v[i]);
+	free(w->v);
+	memset(w, 0, sizeof(*w));
+}
+
+/* path (length plen, a PATH_MAX buffer) is what matched so far; rest is the
+ * pattern still to match. */
+static int walk(struct walk *w, char *path, size_t plen, const char *rest)
+{
+	char comp[NAME_MAX + 1];
+	const char *next;
+	struct stat st;
+	struct dirent *e;
+	size_t clen;
+	bool last;
+	DIR *d;
+	int rc = 0;
+
+	while (*rest == '/')
+		rest++;
+	clen = strcspn(rest, "/");
+	next = rest + clen;
+	while (*next == '/')
+		next++;
+	last = !*next;
+	if (clen > NAME_MAX)
+		return 0; /* no name is that long: no match */
+	memcpy(comp, rest, clen);
+	comp[clen] = '\0';
+	if (!strpbrk(comp, "*?[\\")) {
+		if (plen + 1 + clen >= PATH_MAX)
+			return 0;
+		path[plen] = '/';
+		memcpy(path + plen + 1, comp, clen + 1);
+		if (!last)
+			rc = walk(w, path, plen + 1 + clen, next);
+		else if (lstat(path, &st) == 0)
+			rc = walk_add(w, path);
+		path[plen] = '\0';
+		return rc;
+	}
+	if (!(d = opendir(plen ? path : "/")))
+		return 0; /* not a directory, or unreadable: glob(3) skips it too */
+	while (!rc && (e = readdir(d))) {
+		size_t nlen = strlen(e->d_name);
+
+		if (++w->entries > TWEAK_GLOB_ENTRIES) {
+			rc = -E2BIG;
+			break;
+		}
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    fnmatch(comp, e->d_name, FNM_PERIOD) || plen + 1 + nlen >= PATH_MAX)
+			continue;
+		path[plen] = '/';
+		memcpy(path + plen + 1, e->d_name, nlen + 1);
+		rc = last ? walk_add(w, path) : walk(w, path, plen + 1 + nlen, next);
+		path[plen] = '\0';
+	}
+	closedir(d);
+	return rc;
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int tweak_glob(const char *pattern, char ***paths)
+{
+	struct walk w = { 0 };
+	char buf[PATH_MAX] = "";
+	int rc = walk(&w, buf, 0, pattern);
+
+	*paths = NULL;
+	if (rc < 0) {
+		walk_free(&w);
+		return rc;
+	}
+	if (w.n)
+		qsort(w.v, w.n, sizeof(*w.v), cmp_path);
+	*paths = w.v;
+	return (int)w.n;
+}
+
 int tweak_add(struct tweak_set *ts, const char *spec, char *err, size_t errlen)
 {
 	const char *eq = strchr(spec, '='), *value;
@@ -391,8 +562,7 @@ int tweak_add(struct tweak_set *ts, const char *spec, char *err, size_t errlen)
 	const char *one[1] = { pattern };
 	const char *const *paths = one;
 	size_t npaths = 1, first = ts->n, plen;
-	glob_t gl = { 0 };
-	bool globbed = false;
+	char **matches = NULL;
 	struct tweak *v;
 	int rc = 0;
 
@@ -433,21 +603,39 @@ int tweak_add(struct tweak_set *ts, const char *spec, char *err, size_t errlen)
 	}
 	/* A plain path is not globbed, so that a missing file says ENOENT. */
 	if (strpbrk(pattern, "*?[")) {
-		int g = glob(pattern, 0, NULL, &gl);
-
-		globbed = true;
-		if (g == GLOB_NOSPACE) {
+		rc = tweak_glob(pattern, &matches);
+		if (rc == -ENOMEM) {
 			set_err(err, errlen, "--set %s: out of memory", pattern);
-			globfree(&gl);
-			return -ENOMEM;
+			goto out;
 		}
-		if (g) {
+		if (rc == -EOVERFLOW) {
+			set_err(err, errlen, "--set %s: matches more than %d files (the limit)",
+				pattern, TWEAK_GLOB_MATCHES);
+			rc = -EINVAL;
+			goto out;
+		}
+		if (rc == -E2BIG) {
+			set_err(err, errlen,
+				"--set %s: expanding it reads more than %d directory entries (the "
+				"limit): make the pattern narrower",
+				pattern, TWEAK_GLOB_ENTRIES);
+			rc = -EINVAL;
+			goto out;
+		}
+		if (!rc) {
 			set_err(err, errlen, "--set %s: matches no file", pattern);
-			globfree(&gl);
-			return -EINVAL;
+			rc = -EINVAL;
+			goto out;
 		}
-		paths = (const char *const *)gl.gl_pathv;
-		npaths = gl.gl_pathc;
+		paths = (const char *const *)matches;
+		npaths = (size_t)rc;
+		rc = 0;
+	}
+	if (ts->n + npaths > TWEAK_MAX) {
+		set_err(err, errlen, "--set %s: more than %d files to tweak in one run (the limit)",
+			pattern, TWEAK_MAX);
+		rc = -EINVAL;
+		goto out;
 	}
 	if (!(v = realloc(ts->v, (ts->n + npaths) * sizeof(*v)))) {
 		set_err(err, errlen, "--set %s: out of memory", pattern);
@@ -461,8 +649,10 @@ int tweak_add(struct tweak_set *ts, const char *spec, char *err, size_t errlen)
 	while (rc && ts->n > first)
 		tweak_free(&ts->v[--ts->n]);
 out:
-	if (globbed)
-		globfree(&gl);
+	if (matches)
+		for (size_t i = 0; i < npaths; i++)
+			free(matches[i]);
+	free(matches);
 	return rc;
 }
 
@@ -489,72 +679,453 @@ static pid_t running_rtsoak(json_int_t pid)
 	return (pid_t)pid;
 }
 
-static pid_t journal_owner(const char *journal)
+void tweak_journal_free(struct tweak_journal *j)
 {
-	json_t *root = json_load_file(journal, 0, NULL);
-	pid_t pid = running_rtsoak(json_integer_value(json_object_get(root, "pid")));
+	for (size_t i = 0; i < j->n; i++) {
+		free(j->v[i].path);
+		free(j->v[i].original);
+		free(j->v[i].value);
+	}
+	free(j->v);
+	free(j->report);
+	memset(j, 0, sizeof(*j));
+}
 
+/* A copy of the string member `key` of o, or NULL (then *bad says whether it
+ * was there but not a string or too long). */
+static char *member(json_t *o, const char *key, size_t max, bool *bad)
+{
+	json_t *m = json_object_get(o, key);
+	char *s;
+
+	*bad = false;
+	if (!m || json_is_null(m))
+		return NULL;
+	if (!json_is_string(m) || json_string_length(m) >= max) {
+		*bad = true;
+		return NULL;
+	}
+	s = strdup(json_string_value(m));
+	if (!s)
+		*bad = true;
+	return s;
+}
+
+int tweak_journal_parse(const char *text, size_t len, struct tweak_journal *j, char *err,
+			size_t errlen)
+{
+	char esc[128];
+	json_error_t je;
+	json_t *root, *list, *o, *pid;
+	const char *schema;
+	bool bad;
+	size_t i;
+	int rc = -EINVAL;
+
+	memset(j, 0, sizeof(*j));
+	if (!(root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je))) {
+		util_escape(je.text, esc, sizeof(esc));
+		set_err(err, errlen, "not JSON: line %d: %s", je.line, esc);
+		return -EINVAL;
+	}
+	schema = json_string_value(json_object_get(root, "schema"));
+	list = json_object_get(root, "tweaks");
+	pid = json_object_get(root, "pid");
+	if (!schema || strcmp(schema, TWEAK_JOURNAL_SCHEMA)) {
+		util_escape(schema ? schema : "missing", esc, sizeof(esc));
+		set_err(err, errlen, "not an rtsoak journal (schema %s, expected %s)", esc,
+			TWEAK_JOURNAL_SCHEMA);
+		goto out;
+	}
+	if (pid && !json_is_integer(pid)) {
+		set_err(err, errlen, "\"pid\" is not an integer");
+		goto out;
+	}
+	j->pid = json_integer_value(pid);
+	if (!json_is_array(list)) {
+		set_err(err, errlen, "\"tweaks\" is not an array");
+		goto out;
+	}
+	if (json_array_size(list) > TWEAK_MAX) {
+		set_err(err, errlen, "more than %d tweaks", TWEAK_MAX);
+		goto out;
+	}
+	j->report = member(root, "report", PATH_MAX, &bad);
+	if (bad) {
+		set_err(err, errlen, "\"report\" is not a path");
+		goto out;
+	}
+	if (!(j->v = calloc(json_array_size(list) + 1, sizeof(*j->v)))) {
+		rc = -ENOMEM;
+		set_err(err, errlen, "out of memory");
+		goto out;
+	}
+	json_array_foreach (list, i, o) {
+		struct tweak_journal_entry *t = &j->v[j->n++];
+		bool b1, b2, b3;
+
+		t->path = member(o, "path", PATH_MAX, &b1);
+		t->original = member(o, "original", TWEAK_VALUE_MAX, &b2);
+		t->value = member(o, "value", TWEAK_VALUE_MAX, &b3);
+		if (!t->path || !t->original || b1 || b2 || b3) {
+			set_err(err, errlen,
+				"tweaks[%zu] needs \"path\" and \"original\" strings (a path, "
+				"values shorter than %d bytes)",
+				i, TWEAK_VALUE_MAX);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
 	json_decref(root);
-	return pid;
+	return rc;
+}
+
+static const char *file_type(mode_t m)
+{
+	return S_ISDIR(m)    ? "a directory"
+	       : S_ISFIFO(m) ? "a FIFO"
+	       : S_ISCHR(m)  ? "a character device"
+	       : S_ISBLK(m)  ? "a block device"
+	       : S_ISSOCK(m) ? "a socket"
+			     : "not a regular file";
+}
+
+/* Read a journal without trusting it: never follow a symlink, never block
+ * (a FIFO), only a regular file owned by the effective uid and writable by
+ * nobody else (a journal is an order to write files as root).  Returns 0;
+ * -EPERM when it is not to be trusted; another -errno when it cannot be read
+ * or is not a journal (err says why, naming the file; escaped). */
+static int journal_load(const char *journal, struct tweak_journal *j, struct stat *st, char *err,
+			size_t errlen)
+{
+	char name[PATH_MAX], why[WHY_MAX], *text;
+	int fd, rc;
+	size_t n = 0;
+
+	memset(j, 0, sizeof(*j));
+	util_escape(journal, name, sizeof(name));
+	fd = open(journal, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		if (errno == ELOOP)
+			set_err(err, errlen,
+				"%s: a symbolic link: not following it (give the journal "
+				"itself)",
+				name);
+		else if (errno == ENXIO)
+			set_err(err, errlen, "%s: not a regular file (a socket?)", name);
+		else
+			set_err(err, errlen, "%s: %s", name, strerror(errno));
+		return rc == -ELOOP ? -EPERM : rc;
+	}
+	if (fstat(fd, st) < 0) {
+		rc = -errno;
+		set_err(err, errlen, "%s: %s", name, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		set_err(err, errlen, "%s: not a journal: %s", name, file_type(st->st_mode));
+		rc = -EINVAL;
+		goto out;
+	}
+	if (st->st_uid != geteuid()) {
+		set_err(err, errlen,
+			"%s: owned by uid %u, not %u: not a journal rtsoak can trust (another user "
+			"could have written it)",
+			name, (unsigned)st->st_uid, (unsigned)geteuid());
+		rc = -EPERM;
+		goto out;
+	}
+	if (st->st_mode & 022) {
+		set_err(err, errlen,
+			"%s: writable by group or others (mode %04o): not a journal rtsoak can "
+			"trust",
+			name, (unsigned)(st->st_mode & 07777));
+		rc = -EPERM;
+		goto out;
+	}
+	if (st->st_size > TWEAK_JOURNAL_MAX) {
+		set_err(err, errlen, "%s: larger than %d bytes: not a journal", name,
+			TWEAK_JOURNAL_MAX);
+		rc = -EFBIG;
+		goto out;
+	}
+	if (!(text = malloc((size_t)st->st_size + 1))) {
+		set_err(err, errlen, "%s: out of memory", name);
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		ssize_t r = read(fd, text + n, (size_t)st->st_size + 1 - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = -errno;
+			set_err(err, errlen, "%s: %s", name, strerror(errno));
+			free(text);
+			goto out;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > (size_t)st->st_size) {
+			set_err(err, errlen, "%s: grew while being read", name);
+			rc = -EINVAL;
+			free(text);
+			goto out;
+		}
+	}
+	rc = tweak_journal_parse(text, n, j, why, sizeof(why));
+	free(text);
+	if (rc < 0)
+		set_err(err, errlen, "%s: %s", name, why);
+out:
+	close(fd);
+	return rc;
+}
+
+/* A journal path normalised as tweak_set_journal makes it: the directory
+ * resolved (when it exists), so that the live-journal record of one journal
+ * has one name whatever the spelling of the report path. */
+static int journal_path(const char *report_path, char *path, size_t len)
+{
+	const char *base = strcmp(report_path, "-") ? report_path : "rtsoak";
+	const char *slash = strrchr(base, '/');
+	char dir[PATH_MAX], real[PATH_MAX];
+	int n;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == base)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - base), base);
+	if (!realpath(dir, real)) {
+		/* Absolute anyway: the message tells the user what to pass to
+		 * `rtsoak restore` from wherever they are. */
+		char cwd[PATH_MAX];
+
+		if (base[0] == '/')
+			snprintf(real, sizeof(real), "%s", dir);
+		else if (!getcwd(cwd, sizeof(cwd)))
+			return -errno;
+		else if ((size_t)snprintf(real, sizeof(real), "%s/%.*s", cwd,
+					  (int)(sizeof(real) - 2 - strnlen(cwd, sizeof(real))),
+					  dir) >= sizeof(real))
+			return -ENAMETOOLONG;
+	}
+	n = snprintf(path, len, "%s%s%s.journal", real, strcmp(real, "/") ? "/" : "",
+		     slash ? slash + 1 : base);
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+struct scan {
+	const char *own;
+	bool force;
+	char *err;
+	size_t errlen;
+	int found; /* 0, or -EEXIST / -EPERM: the first stale record found */
+};
+
+/* A record of a run that died: its journal still there means the machine is
+ * still tweaked (unless someone restored it by hand and left the journal). */
+static int scan_one(const char *journal, const char *record, void *arg)
+{
+	struct scan *sc = arg;
+	struct tweak_journal j;
+	struct stat st;
+	char why[WHY_MAX], name[PATH_MAX], rec[PATH_MAX];
+	int rc;
+
+	if (!strcmp(journal, sc->own))
+		return 0; /* tweak_set_journal looks at our own */
+	if (lstat(journal, &st) < 0 && errno == ENOENT)
+		return 1; /* restored (or removed) without us: the record goes */
+	rc = journal_load(journal, &j, &st, why, sizeof(why));
+	if (!rc && running_rtsoak(j.pid)) {
+		tweak_journal_free(&j);
+		return 0; /* an older rtsoak that keeps no record: it is alive */
+	}
+	tweak_journal_free(&j);
+	if (sc->found)
+		return 0;
+	util_escape(journal, name, sizeof(name));
+	util_escape(record, rec, sizeof(rec));
+	if (rc == 0) {
+		sc->found = -EEXIST;
+		set_err(sc->err, sc->errlen,
+			"the machine is still tweaked by a killed run: rtsoak restore %s first%s",
+			name, sc->force ? " (--force: starting anyway)" : "");
+	} else {
+		sc->found = -EPERM;
+		set_err(sc->err, sc->errlen,
+			"a killed run may have left the machine tweaked, but its journal is not to "
+			"be trusted (%s): check by hand, then remove %s%s",
+			why, rec, sc->force ? " (--force: starting anyway)" : "");
+	}
+	return 0;
 }
 
 int tweak_set_journal(struct tweak_set *ts, const char *report_path, bool force, char *err,
 		      size_t errlen)
 {
-	char cwd[PATH_MAX] = "", path[PATH_MAX];
-	const char *base = strcmp(report_path, "-") ? report_path : "rtsoak";
+	char path[PATH_MAX], name[PATH_MAX], why[WHY_MAX];
+	struct scan sc = { .force = force, .err = err, .errlen = errlen };
+	struct tweak_journal j;
 	struct stat st;
+	size_t plen;
 	pid_t owner;
-	int n;
+	int rc;
 
+	if (err && errlen)
+		err[0] = '\0';
 	/* Moving it now would orphan the journal on disk. */
 	if (ts->journal_written) {
 		set_err(err, errlen, "journal %s: already written", ts->journal);
 		return -EBUSY;
 	}
-	/* Absolute: the message tells the user what to pass to `rtsoak restore`
-	 * from wherever they are. */
-	if (base[0] != '/' && !getcwd(cwd, sizeof(cwd))) {
-		set_err(err, errlen, "journal for %s: working directory: %s", report_path,
-			strerror(errno));
-		return -errno;
-	}
-	n = snprintf(path, sizeof(path), "%s%s%s.journal", cwd, *cwd ? "/" : "", base);
-	if (n < 0 || (size_t)n >= sizeof(path)) {
-		set_err(err, errlen, "journal for %s: path too long", report_path);
-		return -ENAMETOOLONG;
+	if ((rc = journal_path(report_path, path, sizeof(path))) < 0) {
+		set_err(err, errlen, "journal for %s: %s", report_path,
+			rc == -ENAMETOOLONG ? "path too long" : strerror(-rc));
+		return rc;
 	}
 	free(ts->journal);
 	free(ts->report);
+	free(ts->report_abs);
 	ts->journal = strdup(path);
 	ts->report = strdup(report_path);
+	plen = strlen(path) - strlen(".journal");
+	ts->report_abs = strcmp(report_path, "-") ? strndup(path, plen) : strdup("-");
 	ts->journal_written = false;
-	if (!ts->journal || !ts->report) {
+	if (!ts->journal || !ts->report || !ts->report_abs) {
 		set_err(err, errlen, "journal: out of memory");
 		return -ENOMEM;
 	}
-	if (lstat(path, &st) < 0) {
-		if (errno == ENOENT)
-			return 0;
-		set_err(err, errlen, "journal %s: %s", path, strerror(errno));
+	util_escape(path, name, sizeof(name));
+	if (lstat(path, &st) == 0) {
+		rc = journal_load(path, &j, &st, why, sizeof(why));
+		owner = rc ? 0 : running_rtsoak(j.pid);
+		tweak_journal_free(&j);
+		if (owner) {
+			set_err(err, errlen,
+				"the journal %s belongs to rtsoak pid %d, which is still running",
+				name, (int)owner);
+			return -EBUSY;
+		}
+		/* --force: the values as they are now count as the originals.
+		 * Our tweak_apply overwrites the old journal (and forgets what
+		 * it held); a run without tweaks leaves it. */
+		if (rc == -ENOMEM) {
+			set_err(err, errlen, "journal: out of memory");
+			return rc;
+		}
+		if (rc && !force) {
+			/* Not ours to restore: never suggest it. */
+			set_err(err, errlen,
+				"%s; it is in the way of this run's journal: remove or move it "
+				"(or --force)",
+				why);
+			return -EPERM;
+		}
+		if (!rc && !force) {
+			set_err(err, errlen,
+				"a journal from an earlier run is still present: %s (run `rtsoak "
+				"restore %s`, or --force)",
+				name, name);
+			return -EEXIST;
+		}
+	} else if (errno != ENOENT) {
+		set_err(err, errlen, "journal %s: %s", name, strerror(errno));
 		return -errno;
 	}
-	if ((owner = journal_owner(path))) {
-		set_err(err, errlen,
-			"the journal %s belongs to rtsoak pid %d, which is still running", path,
-			(int)owner);
-		return -EBUSY;
+	sc.own = ts->journal;
+	if ((rc = lock_stale_journals(scan_one, &sc)) < 0)
+		return rc;
+	return force ? 0 : sc.found;
+}
+
+int tweak_lock(struct tweak_set *ts, char *err, size_t errlen)
+{
+	struct rlimit rl;
+	int rc = 0;
+	size_t i;
+
+	if (!ts->n || ts->locks)
+		return 0;
+	if (!(ts->locks = calloc(ts->n, sizeof(*ts->locks)))) {
+		set_err(err, errlen, "--set: out of memory");
+		return -ENOMEM;
 	}
-	if (!force) {
-		set_err(
-		    err, errlen,
-		    "a journal from an earlier run is still present: %s (run `rtsoak restore %s`, or --force)",
-		    path, path);
-		return -EEXIST;
+	/* One open lock file per tweaked file, for the whole run: make room
+	 * (a glob over the slab caches is hundreds of files). */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < ts->n + 256 &&
+	    rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max < ts->n + 256 ? rl.rlim_max : ts->n + 256;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	/* --force: the values as they are now count as the originals.  Our
-	 * tweak_apply overwrites the old journal (and forgets what it held);
-	 * a run without tweaks leaves it. */
+	for (i = 0; i < ts->n && !rc; i++)
+		rc = lock_take(&ts->locks[i], LOCK_TWEAK, ts->v[i].path, ts->report_abs, err,
+			       errlen);
+	if (rc == -ENOENT) {
+		char why[WHY_MAX];
+
+		snprintf(why, sizeof(why), "%s", err);
+		set_err(err, errlen, "--set: %s: two runs could tweak the same file unnoticed",
+			why);
+	}
+	if (rc) {
+		for (size_t k = 0; k < i; k++)
+			lock_release(&ts->locks[k]);
+		free(ts->locks);
+		ts->locks = NULL;
+	}
+	return rc;
+}
+
+/* Written as util_write_atomic would, but 0600 (a journal lists what this
+ * machine runs with; nobody else needs it) and with a temp name of its own. */
+static int journal_file_write(const char *path, const char *text, size_t len)
+{
+	char tmp[PATH_MAX], dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	size_t off = 0;
+	int fd, rc = 0;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash && slash != path ? (int)(slash - path) : 1,
+		 slash ? path : "/");
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/.rtsoak-journal-%d-XXXXXX", dir,
+			     (int)getpid()) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0)
+		return -errno;
+	while (!rc && off < len) {
+		ssize_t w = write(fd, text + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			rc = -errno;
+		else
+			off += (size_t)w;
+	}
+	if (!rc && fsync(fd) < 0)
+		rc = -errno;
+	if (close(fd) < 0 && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, path) < 0)
+		rc = -errno;
+	if (rc) {
+		unlink(tmp);
+		return rc;
+	}
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		(void)fsync(fd);
+		close(fd);
+	}
 	return 0;
 }
 
@@ -588,7 +1159,7 @@ static int journal_write(struct tweak_set *ts, char *err, size_t errlen)
 			ts->journal);
 		return -EINVAL;
 	}
-	if ((rc = util_write_atomic(ts->journal, text, strlen(text))) < 0)
+	if ((rc = journal_file_write(ts->journal, text, strlen(text))) < 0)
 		set_err(err, errlen, "journal %s: %s", ts->journal, strerror(-rc));
 	free(text);
 	return rc;
@@ -696,6 +1267,8 @@ int tweak_restore(struct tweak_set *ts, char *err, size_t errlen)
 		return rc;
 	}
 	ts->journal_written = false;
+	/* Only now: the record must outlive the journal, never the other way. */
+	lock_release(&ts->record);
 	return 0;
 }
 
@@ -728,8 +1301,17 @@ int tweak_apply(struct tweak_set *ts, char *err, size_t errlen)
 				return -ENOMEM;
 			}
 		}
-		if ((rc = journal_write(ts, err, errlen)) < 0)
+		/* The record first: a run killed between the two leaves a record
+		 * without a journal (removed by the next run), never a journal
+		 * nobody knows of. */
+		if ((rc = lock_take(&ts->record, LOCK_JOURNAL, ts->journal, ts->report_abs, err,
+				    errlen)) < 0 &&
+		    rc != -ENOENT)
 			return rc;
+		if ((rc = journal_write(ts, err, errlen)) < 0) {
+			lock_release(&ts->record);
+			return rc;
+		}
 		ts->journal_written = true;
 	}
 	for (size_t i = 0; i < ts->n; i++) {
@@ -761,96 +1343,76 @@ undo:
 /* Exit codes, as in cli.h. */
 enum { RESTORE_OK = 0, RESTORE_BAD_JOURNAL = 2, RESTORE_FAILED = 3 };
 
-static int journal_check(const char *journal, json_t *root, char *err, size_t errlen)
-{
-	const char *schema = json_string_value(json_object_get(root, "schema"));
-	json_t *list = json_object_get(root, "tweaks"), *o;
-	size_t i;
-
-	if (!schema || strcmp(schema, TWEAK_JOURNAL_SCHEMA)) {
-		set_err(err, errlen, "%s: not an rtsoak journal (schema %s, expected %s)", journal,
-			schema ? schema : "missing", TWEAK_JOURNAL_SCHEMA);
-		return -EINVAL;
-	}
-	if (!json_is_array(list)) {
-		set_err(err, errlen, "%s: \"tweaks\" is not an array", journal);
-		return -EINVAL;
-	}
-	json_array_foreach (list, i, o) {
-		if (!json_is_string(json_object_get(o, "path")) ||
-		    !json_is_string(json_object_get(o, "original"))) {
-			set_err(err, errlen,
-				"%s: tweaks[%zu] needs \"path\" and \"original\" strings", journal,
-				i);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
 int tweak_journal_restore(const char *journal, FILE *out, char *err, size_t errlen)
 {
 	char real[PATH_MAX], cur[TWEAK_VALUE_MAX], why[WHY_MAX];
-	json_t *root, *list;
-	json_error_t je;
-	size_t failed = 0, n;
+	char ep[PATH_MAX], ec[TWEAK_VALUE_MAX * 4], eo[TWEAK_VALUE_MAX * 4];
+	struct tweak_journal j;
+	struct stat st;
+	size_t failed = 0;
 	pid_t owner;
-	FILE *f;
 	int rc;
 
-	if (!(f = fopen(journal, "re"))) {
-		set_err(err, errlen, "%s: %s", journal, strerror(errno));
-		return RESTORE_BAD_JOURNAL;
-	}
-	root = json_loadf(f, 0, &je);
-	fclose(f);
-	if (!root) {
-		set_err(err, errlen, "%s: not JSON: line %d: %s", journal, je.line, je.text);
-		return RESTORE_BAD_JOURNAL;
-	}
-	if (journal_check(journal, root, err, errlen) < 0) {
-		json_decref(root);
-		return RESTORE_BAD_JOURNAL;
+	if ((rc = journal_load(journal, &j, &st, err, errlen)) < 0) {
+		tweak_journal_free(&j);
+		return rc == -EPERM ? RESTORE_FAILED : RESTORE_BAD_JOURNAL;
 	}
 	/* Restoring under a live run would change the machine mid-measurement;
 	 * the run restores by itself when it ends. */
-	if ((owner = running_rtsoak(json_integer_value(json_object_get(root, "pid"))))) {
+	if ((owner = running_rtsoak(j.pid))) {
 		set_err(
 		    err, errlen,
 		    "%s belongs to rtsoak pid %d, which is still running (it restores when it ends: SIGTERM)",
 		    journal, (int)owner);
-		json_decref(root);
+		tweak_journal_free(&j);
 		return RESTORE_FAILED;
 	}
-	list = json_object_get(root, "tweaks");
-	n = json_array_size(list);
-	for (size_t i = n; i-- > 0;) {
-		json_t *o = json_array_get(list, i);
-		const char *path = json_string_value(json_object_get(o, "path"));
-		const char *orig = json_string_value(json_object_get(o, "original"));
+	/* rtsoak never journals a file on the deny list: this journal was not
+	 * written by it, and none of it is to be acted on. */
+	for (size_t i = 0; i < j.n; i++) {
+		const char *d = realpath(j.v[i].path, real) ? denied(real) : NULL;
 
-		if (!path_ok(path, real, why, sizeof(why)) ||
-		    (rc = restore_one(real, orig, cur, sizeof(cur), why, sizeof(why))) < 0) {
-			fprintf(out, "%s: cannot restore: %s\n", path, why);
-			failed++;
-		} else if (rc) {
-			fprintf(out, "restored %s: '%s' -> '%s'\n", path, cur, orig);
-		} else {
-			fprintf(out, "%s already '%s'\n", path, orig);
+		if (d || (d = denied(j.v[i].path))) {
+			util_escape(j.v[i].path, ep, sizeof(ep));
+			set_err(err, errlen,
+				"%s names %s, which rtsoak never writes (%s): refusing the whole "
+				"journal",
+				journal, ep, d);
+			tweak_journal_free(&j);
+			return RESTORE_FAILED;
 		}
 	}
-	json_decref(root);
+	for (size_t i = j.n; i-- > 0;) {
+		const char *path = j.v[i].path, *orig = j.v[i].original;
+
+		util_escape(path, ep, sizeof(ep));
+		util_escape(orig, eo, sizeof(eo));
+		if (!path_ok(path, real, why, sizeof(why)) ||
+		    (rc = restore_one(real, orig, cur, sizeof(cur), why, sizeof(why))) < 0) {
+			util_escape(why, ec, sizeof(ec));
+			fprintf(out, "%s: cannot restore: %s\n", ep, ec);
+			failed++;
+		} else if (rc) {
+			util_escape(cur, ec, sizeof(ec));
+			fprintf(out, "restored %s: '%s' -> '%s'\n", ep, ec, eo);
+		} else {
+			fprintf(out, "%s already '%s'\n", ep, eo);
+		}
+	}
 	fflush(out);
 	if (failed) {
 		set_err(err, errlen, "%s: %zu of %zu values not restored; the journal stays",
-			journal, failed, n);
+			journal, failed, j.n);
+		tweak_journal_free(&j);
 		return RESTORE_FAILED;
 	}
+	tweak_journal_free(&j);
 	if ((rc = journal_remove(journal)) < 0) {
 		set_err(err, errlen, "%s: every value restored, but the journal stays: %s", journal,
 			strerror(-rc));
 		return RESTORE_FAILED;
 	}
+	lock_forget_journal(st.st_dev, st.st_ino);
 	return RESTORE_OK;
 }
 
@@ -878,10 +1440,19 @@ json_t *tweak_report(const struct tweak_set *ts)
 
 void tweak_set_free(struct tweak_set *ts)
 {
+	if (ts->locks)
+		for (size_t i = 0; i < ts->n; i++)
+			lock_release(&ts->locks[i]);
+	free(ts->locks);
+	if (ts->journal_written)
+		lock_abandon(&ts->record);
+	else
+		lock_release(&ts->record);
 	for (size_t i = 0; i < ts->n; i++)
 		tweak_free(&ts->v[i]);
 	free(ts->v);
 	free(ts->journal);
 	free(ts->report);
+	free(ts->report_abs);
 	memset(ts, 0, sizeof(*ts));
 }

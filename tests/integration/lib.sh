@@ -77,3 +77,18 @@ tagged_pids() {
 	grep -l -a "RTSOAK_TEST_TAG=$RUN_TAG" /proc/[0-9]*/environ 2>/dev/null |
 		sed 's|/proc/\([0-9]*\)/environ|\1|' | tr '\n' ' '
 }
+
+# private_run: run the rest of this test in a mount namespace of its own with
+# a tmpfs on /run.  rtsoak keeps its locks and its records of live journals in
+# /run/rtsoak; a test that SIGKILLs runs with --set leaves records of killed
+# runs there on purpose, and on the real /run they would refuse every other
+# test's runs (the suite runs in parallel).  Re-executes the script (call it
+# right after require_root); the tunables it writes are the machine's all
+# the same (only mounts are private).
+private_run() {
+	[ -n "${RTSOAK_TEST_PRIVATE_RUN:-}" ] && return 0
+	command -v unshare >/dev/null || skip_all "needs unshare(1) for a private /run"
+	rm -rf "$WORK"
+	RTSOAK_TEST_PRIVATE_RUN=1 exec unshare -m --propagation private \
+		bash -c 'mount -t tmpfs -o mode=0755 tmpfs /run && exec bash "$0" "$@"' "$0" "$@"
+}
