@@ -283,11 +283,15 @@ static int dead_pid(const char *name)
 	return (int)pid;
 }
 
+/* A --set journal's temp (tweak.c writes it with util_write_atomic): whole
+ * JSON too, but never a report to keep under the report's name. */
+#define WHOLE_JOURNAL 10 /* no enum output_format */
+
 /* Whether the file is a whole JSON document or HTML page, from its ends
  * only (cheap: a day's report is large): -1 neither. */
 static int whole_format(int fd, off_t size)
 {
-	char head[16] = "", tail[16] = "";
+	char head[128] = "", tail[16] = "";
 	size_t h = 0, t = 0;
 	ssize_t n;
 
@@ -306,16 +310,22 @@ static int whole_format(int fd, off_t size)
 	while (t > 0 && (tail[t - 1] == ' ' || tail[t - 1] == '\n' || tail[t - 1] == '\t'))
 		tail[--t] = '\0';
 	if (head[h] == '{' && t > 0 && tail[t - 1] == '}')
-		return OUTPUT_JSON;
+		return strstr(head, "rtsoak-journal/") ? WHOLE_JOURNAL : OUTPUT_JSON;
 	if (!strncmp(head + h, "<!DOCTYPE html>", 15) && t >= 7 && !strcmp(tail + t - 7, "</html>"))
 		return OUTPUT_HTML;
 	return -1;
 }
 
+static const char *whole_name(int fmt)
+{
+	return fmt == OUTPUT_JSON   ? "JSON document"
+	       : fmt == OUTPUT_HTML ? "HTML page"
+				    : "--set journal";
+}
+
 static void report_stale(const char *dir, const char *name, int pid)
 {
 	char path[PATH_MAX * 2], when[40];
-	static const char *const fmt_name[] = { "JSON document", "HTML page" };
 	struct stat st, tst;
 	int fd, fmt;
 
@@ -356,7 +366,7 @@ static void report_stale(const char *dir, const char *name, int pid)
 		    stderr,
 		    "rtsoak: '%s' was left by a killed run (pid %d, %lld bytes, %s): it ends like "
 		    "a whole %s and is newer than '%s': to keep it, mv '%s' '%s'\n",
-		    path, pid, (long long)st.st_size, when, fmt_name[fmt], targets[i].file, path,
+		    path, pid, (long long)st.st_size, when, whole_name(fmt), targets[i].file, path,
 		    keep);
 		return;
 	}
@@ -371,7 +381,7 @@ static void report_stale(const char *dir, const char *name, int pid)
 		    stderr,
 		    "rtsoak: '%s' was left by a killed run (pid %d, %lld bytes, %s), a whole %s%s%s%s: "
 		    "not removed\n",
-		    path, pid, (long long)st.st_size, when, fmt_name[fmt],
+		    path, pid, (long long)st.st_size, when, whole_name(fmt),
 		    older ? ", older than '" : "", older ? older : "", older ? "'" : "");
 }
 
