@@ -196,8 +196,19 @@ int output_write_with(const char *path, int (*fill)(FILE *f, void *arg), void *a
 	case OUTPUT_IN_PLACE:
 		break;
 	}
-	/* No O_CREAT, no O_TRUNC: the node stays what it is. */
-	fd = open(t.real, O_WRONLY | O_CLOEXEC | O_NOCTTY | (t.append ? O_APPEND : 0));
+	/* No O_CREAT, no O_TRUNC: the node stays what it is.  A FIFO without
+	 * a reader would block in open() without a word: say what it waits
+	 * for (a reader, or ENXIO on the non-blocking try). */
+	int flags = O_WRONLY | O_CLOEXEC | O_NOCTTY | (t.append ? O_APPEND : 0);
+	fd = open(t.real, flags | O_NONBLOCK);
+	if (fd < 0 && errno == ENXIO) {
+		fprintf(stderr, "rtsoak: waiting for a reader of the FIFO '%s'\n", path);
+		fd = open(t.real, flags);
+	} else if (fd >= 0 && fcntl(fd, F_SETFL, flags & ~(O_WRONLY | O_CLOEXEC | O_NOCTTY)) < 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
 	if (fd < 0)
 		return -errno;
 	if (!(f = fdopen(fd, t.append ? "a" : "w"))) {
