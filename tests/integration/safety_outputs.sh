@@ -34,7 +34,7 @@ mknod -m 666 /dev/null c 1 3 && mknod -m 666 /dev/full c 1 7 && mknod -m 666 /de
 	ln -s /proc/self/fd/1 /dev/stdout && ln -s /proc/self/fd/2 /dev/stderr ||
 	skip_all "cannot make device nodes in the private /dev"
 
-plan 36
+plan 38
 cd "$WORK" || exit 1
 export TMPDIR="$WORK/tmp"
 mkdir "$TMPDIR"
@@ -74,6 +74,15 @@ rc=$?
 wait $reader
 [ $rc -eq 0 ] && [ -p fifo ] && "$PYTHON3" -c 'import json,sys; json.load(open(sys.argv[1]))' from-fifo
 ok $? "report --json FIFO: the reader gets the JSON, the FIFO stays a FIFO (rc=$rc, $(wc -c <from-fifo) bytes)"
+
+(sleep 1 && cat fifo >late-fifo) &
+reader=$!
+timeout 20 "$RTSOAK" report "$SMALL" --json fifo 2>err
+rc=$?
+[ -p fifo ] || kill $reader 2>/dev/null
+wait $reader
+[ $rc -eq 0 ] && grep -q "waiting for a reader of the FIFO 'fifo'" err && [ -s late-fifo ]
+ok $? "report --json FIFO without a reader yet: says it waits, then writes (rc=$rc, $(tr '\n' '|' <err | head -c 200))"
 
 # --- refused before reading or measuring: exit 2, one line, node untouched
 mkdir adir
@@ -213,9 +222,12 @@ ok $? "run: a whole temp report of a dead pid is reported with how to keep it, a
 grep -q "'keep/.rtsoak-$dead-Xy34Zw' was left by a killed run (pid $dead,.*not a whole report: not removed" err &&
 	[ -f "keep/.rtsoak-$dead-Xy34Zw" ] && [ "$(grep -c rtsoak- err)" -eq 2 ]
 ok $? "run: a partial one is reported once as not whole, and kept ($(grep Xy34Zw err | head -c 300))"
+printf '{\n  "schema": "rtsoak-journal/1",\n  "files": []\n}\n' >"keep/.rtsoak-$dead-Jr56Nl"
 "$RTSOAK" report "$SMALL" --json keep/again.json 2>err
 rc=$?
-[ $rc -eq 0 ] && [ "$(grep -c "was left by a killed run (pid $dead" err)" -eq 2 ]
+[ $rc -eq 0 ] && [ "$(grep -c "was left by a killed run (pid $dead" err)" -eq 3 ]
 ok $? "report: reports them too (rc=$rc)"
+grep -q "Jr56Nl' was left by a killed run (pid $dead, .*), a whole --set journal: not removed" err
+ok $? "a journal's temp file is never offered as a report ($(grep Jr56Nl err | head -c 300))"
 
 done_testing
