@@ -385,10 +385,9 @@ static int add_series(struct report *r, struct session *s)
  * still there (its directory may be what went away). */
 static const char *checkpoint_left(const char *path)
 {
-	struct stat st;
-
-	char dir[PATH_MAX];
 	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	struct stat st;
 
 	if (stat(path, &st) == 0)
 		return "kept the previous one";
@@ -451,14 +450,16 @@ static int wait_for_end(struct session *s, struct report *r)
 	char why[PATH_MAX + 160];
 	/* Only a file is checkpointed (SIGUSR1 too), and only a file or
 	 * standard output gets the textfile every second: a FIFO would stall
-	 * the run until read, and a device gets the final one only. */
-	bool can_checkpoint = output_check(s->cfg->output, NULL, why, sizeof(why)) == OUTPUT_FILE;
-	int prom_kind = s->cfg->prom[0] ? output_check(s->cfg->prom, NULL, why, sizeof(why)) : -1;
+	 * the run until read, and a device gets the final one only.  A path
+	 * that cannot be written right now is still tried each time, and
+	 * each failure counted. */
+	int out_kind = output_check(s->cfg->output, NULL, why, sizeof(why));
+	bool can_checkpoint = out_kind == OUTPUT_FILE || out_kind < 0;
+	int prom_kind =
+	    s->cfg->prom[0] ? output_check(s->cfg->prom, NULL, why, sizeof(why)) : OUTPUT_IN_PLACE;
 	uint64_t every = s->cfg->checkpoint_ns;
 	uint64_t next_checkpoint = can_checkpoint && every ? t0 + every : UINT64_MAX;
-	uint64_t next_prom = prom_kind == OUTPUT_FILE || prom_kind == OUTPUT_STDOUT
-				 ? t0 + PROM_EVERY_NS
-				 : UINT64_MAX;
+	uint64_t next_prom = prom_kind != OUTPUT_IN_PLACE ? t0 + PROM_EVERY_NS : UINT64_MAX;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
