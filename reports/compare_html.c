@@ -17,6 +17,7 @@
 
 #include "compare.h"
 #include "svg.h"
+#include "output.h"
 #include "util.h"
 
 /* Per-CPU overlays beyond this many CPUs of a probe would make the page
@@ -493,9 +494,5 @@ int compare_html_write(const struct comparison *c, const struct compare_limit *l
 {
 	struct cpage cp = { NULL, c, limits, nlimits };
 
-	if (strcmp(path, "-") == 0) {
-		int rc = fill(stdout, &cp);
-		return rc ? rc : fflush(stdout) == 0 && !ferror(stdout) ? 0 : -EIO;
-	}
-	return util_write_atomic_with(path, fill, &cp);
+	return output_write_with(path, fill, &cp);
 }

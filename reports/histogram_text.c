@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "output.h"
 #include "util.h"
 
 #define HIST_ROWS_MAX 10000
@@ -300,13 +301,7 @@ int report_histogram_text_write(const struct report *r, const char *path)
 
 	if (rc < 0)
 		return rc;
-	if (!strcmp(path, "-")) {
-		rc = hist_text_fill(stdout, &h);
-		if (!rc && (fflush(stdout) != 0 || ferror(stdout)))
-			rc = -EIO;
-	} else {
-		rc = util_write_atomic_with(path, hist_text_fill, &h);
-	}
+	rc = output_write_with(path, hist_text_fill, &h);
 	hist_text_free(&h);
 	return rc;
 }

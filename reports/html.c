@@ -24,6 +24,7 @@
 
 #include "report.h"
 #include "svg.h"
+#include "output.h"
 #include "util.h"
 
 struct page {
@@ -1674,9 +1675,5 @@ static int fill(FILE *f, void *arg)
 
 int report_html_write(const struct report *r, const char *path)
 {
-	if (strcmp(path, "-") == 0) {
-		int rc = fill(stdout, (void *)r);
-		return rc ? rc : fflush(stdout) == 0 && !ferror(stdout) ? 0 : -EIO;
-	}
-	return util_write_atomic_with(path, fill, (void *)r);
+	return output_write_with(path, fill, (void *)r);
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "output.h"
 #include "report.h"
 #include "util.h"
 
@@ -226,9 +227,5 @@ static int put_report(FILE *f, void *arg)
 
 int report_json_write(const struct report *r, const char *path)
 {
-	if (strcmp(path, "-") == 0) {
-		int rc = put_report(stdout, (void *)r);
-		return rc ? rc : fflush(stdout) == 0 && !ferror(stdout) ? 0 : -EIO;
-	}
-	return util_write_atomic_with(path, put_report, (void *)r);
+	return output_write_with(path, put_report, (void *)r);
 }

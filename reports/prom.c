@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "report.h"
+#include "output.h"
 #include "util.h"
 
 struct family {
@@ -340,10 +341,7 @@ int report_prom_write(const struct report *r, const char *path)
 		free(text);
 		return -ENOMEM;
 	}
-	if (strcmp(path, "-") == 0)
-		rc = fwrite(text, 1, len, stdout) == len && fflush(stdout) == 0 ? 0 : -EIO;
-	else
-		rc = util_write_atomic(path, text, len);
+	rc = output_write(path, text, len);
 	free(text);
 	return rc;
 }

@@ -75,15 +75,23 @@ int cli_report_option(const char *cmd, int opt, char **argv, const char *usage,
 	}
 }
 
-int cli_output_writable(const char *cmd, const char *opt, const char *path)
+int cli_output_writable(const char *cmd, const char *opt, const char *path, enum output_format fmt,
+			const char *in_place)
 {
-	int rc;
+	char why[PATH_MAX + 160];
+	const char *what = NULL;
+	int kind = output_check(path, &what, why, sizeof(why));
 
-	if (strcmp(path, "-") && (rc = util_check_writable(path)) < 0) {
-		cli_error("%s: %s: cannot write '%s': %s", cmd, opt, path, strerror(-rc));
+	if (kind < 0) {
+		cli_error("%s%s%s: %s", cmd ? cmd : "", cmd ? ": " : "", opt, why);
 		return -1;
 	}
-	return 0;
+	/* Said once, before the run: the write itself is not atomic. */
+	if (kind == OUTPUT_IN_PLACE)
+		cli_error("%s%s%s: '%s' is %s: written in place, not atomically%s", cmd ? cmd : "",
+			  cmd ? ": " : "", opt, path, what, in_place ? in_place : "");
+	output_note_target(path, fmt);
+	return kind;
 }
 
 int cli_report_read(const char *cmd, const char *path, struct report *r)
@@ -863,18 +871,23 @@ static int parse(struct run_config *cfg, int argc, char **argv, bool ab)
 	}
 	if (!cfg->output[0])
 		default_output(cfg->output, sizeof(cfg->output));
-	if (strcmp(cfg->output, "-") != 0 && (rc = util_check_writable(cfg->output)) < 0) {
-		cli_error("--output: cannot create '%s': %s", cfg->output, strerror(-rc));
+	/* What each output is decides how it is written (output.h), and a
+	 * directory or a socket is refused here, not after the run. */
+	if ((rc = cli_output_writable(NULL, "--output", cfg->output, OUTPUT_JSON,
+				      cfg->checkpoint_ns ? "; no checkpoints" : NULL)) < 0)
 		return EXIT_USAGE;
-	}
-	if (cfg->html[0] && strcmp(cfg->html, "-") && (rc = util_check_writable(cfg->html)) < 0) {
-		cli_error("--html: cannot create '%s': %s", cfg->html, strerror(-rc));
+	/* A checkpoint is only safe as an atomic replace: a device would get
+	 * a stream of reports, a FIFO would stall the run until read. */
+	if (rc != OUTPUT_FILE)
+		cfg->checkpoint_ns = 0;
+	if (cfg->html[0] && cli_output_writable(NULL, "--html", cfg->html, OUTPUT_HTML, NULL) < 0)
 		return EXIT_USAGE;
-	}
-	if (cfg->prom[0] && (rc = util_check_writable(cfg->prom)) < 0) {
-		cli_error("--prom: cannot create '%s': %s", cfg->prom, strerror(-rc));
+	if (cfg->prom[0] && cli_output_writable(NULL, "--prom", cfg->prom, OUTPUT_PROM,
+						"; only at the end of the run") < 0)
 		return EXIT_USAGE;
-	}
+	/* Before the run, not after it: what a killed run left is the
+	 * user's to keep. */
+	(void)output_stale();
 	if ((rc = take_locks(cfg)) >= 0)
 		return rc;
 	if (!cfg->series_given) {

@@ -12,6 +12,7 @@
 
 #include "cpuset.h"
 #include "load.h"
+#include "output.h"
 #include "probe.h"
 #include "tweak.h"
 
@@ -121,10 +122,16 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * EXIT_USAGE after a one-line error). */
 int cli_report_option(const char *cmd, int opt, char **argv, const char *usage,
 		      enum cli_color *color);
-/* The path of output option opt ("--html"): "-" (standard output) or a file
- * that can be written, checked before any input is read (a typo must not
- * cost the read of a 24-hour report).  Returns 0, or -1 after an error. */
-int cli_output_writable(const char *cmd, const char *opt, const char *path);
+/* The path of output option opt ("--html"), checked before any input is
+ * read or any run starts (a typo must not cost the read of a 24-hour
+ * report): "-" (standard output), a file that can be written, or a device
+ * or FIFO (written in place: says so once, with in_place appended when not
+ * NULL).  A directory, socket, block device or missing directory is a
+ * one-line error.  cmd NULL: `rtsoak run`, no prefix.  Notes the path for
+ * output_stale (fmt: what it will hold).  Returns the enum output_kind, or
+ * -1 after an error. */
+int cli_output_writable(const char *cmd, const char *opt, const char *path, enum output_format fmt,
+			const char *in_place);
 /* Read a report or a cyclictest --json file.  Returns -1 when read, or the
  * exit code after a one-line error: EXIT_ENV out of memory, else
  * EXIT_USAGE. */

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "compare.h"
+#include "output.h"
 #include "util.h"
 
 #define MAX_LIMITS 32
@@ -49,13 +50,9 @@ static int write_json(const struct comparison *c, const struct compare_limit *l,
 	json_decref(root);
 	if (!text)
 		return -ENOMEM;
-	if (!strcmp(path, "-")) {
-		rc = puts(text) < 0 ? -EIO : 0;
-	} else {
-		size_t len = strlen(text);
-		text[len] = '\n'; /* replace the NUL: the buffer is written by length */
-		rc = util_write_atomic(path, text, len + 1);
-	}
+	size_t len = strlen(text);
+	text[len] = '\n'; /* replace the NUL: the buffer is written by length */
+	rc = output_write(path, text, len + 1);
 	free(text);
 	return rc;
 }
@@ -110,13 +107,15 @@ int compare_main(int argc, char **argv)
 			  "A.json B.json [--fail-if STAT>CHANGE]... [--json OUT])");
 		return EXIT_USAGE;
 	}
-	if ((json_out && cli_output_writable("compare", "--json", json_out)) ||
-	    (html_out && cli_output_writable("compare", "--html", html_out)))
+	if ((json_out &&
+	     cli_output_writable("compare", "--json", json_out, OUTPUT_JSON, NULL) < 0) ||
+	    (html_out && cli_output_writable("compare", "--html", html_out, OUTPUT_HTML, NULL) < 0))
 		return EXIT_USAGE;
 	if (json_out && html_out && !strcmp(json_out, "-") && !strcmp(html_out, "-")) {
 		cli_error("compare: --json and --html cannot both go to standard output");
 		return EXIT_USAGE;
 	}
+	(void)output_stale();
 	if ((rc = cli_report_read("compare", argv[optind], &ra)) >= 0)
 		return rc;
 	if ((rc = cli_report_read("compare", argv[optind + 1], &rb)) >= 0) {
@@ -139,12 +138,12 @@ int compare_main(int argc, char **argv)
 	compare_print(&c, limits, nlimits, table, cli_color_wanted(color, table));
 	if (json_out && (rc = write_json(&c, limits, nlimits, json_out)) < 0) {
 		cli_error("compare: --json: cannot write '%s': %s", json_out, strerror(-rc));
-		exit_code = EXIT_USAGE;
+		exit_code = EXIT_ENV;
 		goto out;
 	}
 	if (html_out && (rc = compare_html_write(&c, limits, nlimits, html_out)) < 0) {
 		cli_error("compare: --html: cannot write '%s': %s", html_out, strerror(-rc));
-		exit_code = EXIT_USAGE;
+		exit_code = EXIT_ENV;
 		goto out;
 	}
 	for (size_t i = 0; i < nlimits; i++)

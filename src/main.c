@@ -108,7 +108,7 @@ static int cmd_loads(int argc, char **argv)
 	return EXIT_OK;
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
@@ -151,4 +151,22 @@ int main(int argc, char **argv)
 	    "version)",
 	    cmd);
 	return EXIT_USAGE;
+}
+
+/* Standard output is buffered: a full disk, /dev/full or a broken device
+ * shows up only when it is flushed, after the command has decided it
+ * succeeded.  Every command's output is checked here, once. */
+static int close_stdout(int rc)
+{
+	errno = 0;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		cli_error("cannot write standard output: %s", strerror(errno ? errno : EIO));
+		return rc == EXIT_OK || rc == EXIT_LIMIT ? EXIT_ENV : rc;
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	return close_stdout(dispatch(argc, argv));
 }

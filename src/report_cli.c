@@ -24,6 +24,7 @@ struct view {
 	const char *path;
 	int (*write)(const struct report *r, const char *path);
 	bool rtsoak_only; /* the format cannot say "not recorded" */
+	enum output_format fmt;
 };
 
 int report_main(int argc, char **argv)
@@ -39,10 +40,10 @@ int report_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct view views[] = {
-		{ "--json", NULL, report_json_write, true },
-		{ "--prom", NULL, report_prom_write, true },
-		{ "--html", NULL, report_html_write, false },
-		{ "--histogram-text", NULL, report_histogram_text_write, false },
+		{ "--json", NULL, report_json_write, true, OUTPUT_JSON },
+		{ "--prom", NULL, report_prom_write, true, OUTPUT_PROM },
+		{ "--html", NULL, report_html_write, false, OUTPUT_HTML },
+		{ "--histogram-text", NULL, report_histogram_text_write, false, OUTPUT_TEXT },
 	};
 	const unsigned nviews = sizeof(views) / sizeof(views[0]);
 	bool text = false, any = false, to_stdout = false;
@@ -84,10 +85,12 @@ int report_main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			to_stdout = true;
-		} else if (cli_output_writable("report", views[i].opt, views[i].path)) {
+		} else if (cli_output_writable("report", views[i].opt, views[i].path, views[i].fmt,
+					       NULL) < 0) {
 			return EXIT_USAGE;
 		}
 	}
+	(void)output_stale();
 	if ((rc = cli_report_read("report", argv[optind], &r)) >= 0)
 		return rc;
 	for (unsigned i = 0; i < nviews; i++) {
@@ -112,7 +115,8 @@ int report_main(int argc, char **argv)
 			cli_error("report: %s: cannot write '%s': %s", views[i].opt, views[i].path,
 				  strerror(-rc));
 			report_free(&r);
-			return rc == -ENOMEM ? EXIT_ENV : EXIT_USAGE;
+			/* The path was checked: this is the disk or the device. */
+			return EXIT_ENV;
 		}
 	}
 	if (text || !any) {

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -29,6 +30,7 @@
 #include "report.h"
 #include "rt.h"
 #include "session.h"
+#include "output.h"
 #include "supervisor.h"
 #include "sysinfo.h"
 #include "util.h"
@@ -379,6 +381,24 @@ static int add_series(struct report *r, struct session *s)
 	return 0;
 }
 
+/* What a failed checkpoint left on disk: the previous one only if it is
+ * still there (its directory may be what went away). */
+static const char *checkpoint_left(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	struct stat st;
+
+	if (stat(path, &st) == 0)
+		return "kept the previous one";
+	if (errno != ENOENT)
+		return "the previous one cannot be checked";
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
+	if (stat(dir, &st) < 0)
+		return "its directory is gone, and no checkpoint with it";
+	return "no earlier checkpoint is on disk";
+}
+
 /* Build the live report once and write what is due: the checkpoint, so
  * that a run killed in hour 23 still leaves 22 hours on disk, and/or the
  * OpenMetrics textfile.  A failed checkpoint (disk full) keeps the previous
@@ -401,9 +421,8 @@ static void publish(struct session *s, struct report *r, bool json, bool prom)
 			progress_done(&s->prog);
 			s->checkpoint_failures++;
 			s->checkpoint_errno = -wrc;
-			fprintf(stderr,
-				"rtsoak: checkpoint of '%s' failed: %s (kept the previous one)\n",
-				s->cfg->output, strerror(-wrc));
+			fprintf(stderr, "rtsoak: checkpoint of '%s' failed: %s (%s)\n",
+				s->cfg->output, strerror(-wrc), checkpoint_left(s->cfg->output));
 		}
 	}
 	if (prom) {
@@ -428,10 +447,19 @@ static int wait_for_end(struct session *s, struct report *r)
 	uint64_t t0 = s->t0;
 	uint64_t deadline = s->cfg->duration_ns ? t0 + s->cfg->duration_ns : UINT64_MAX;
 	uint64_t next_switch = s->phases.rotate ? t0 + s->phases.phase_ns : UINT64_MAX;
-	bool can_checkpoint = strcmp(s->cfg->output, "-") != 0;
+	char why[PATH_MAX + 160];
+	/* Only a file is checkpointed (SIGUSR1 too), and only a file or
+	 * standard output gets the textfile every second: a FIFO would stall
+	 * the run until read, and a device gets the final one only.  A path
+	 * that cannot be written right now is still tried each time, and
+	 * each failure counted. */
+	int out_kind = output_check(s->cfg->output, NULL, why, sizeof(why));
+	bool can_checkpoint = out_kind == OUTPUT_FILE || out_kind < 0;
+	int prom_kind =
+	    s->cfg->prom[0] ? output_check(s->cfg->prom, NULL, why, sizeof(why)) : OUTPUT_IN_PLACE;
 	uint64_t every = s->cfg->checkpoint_ns;
 	uint64_t next_checkpoint = can_checkpoint && every ? t0 + every : UINT64_MAX;
-	uint64_t next_prom = s->cfg->prom[0] ? t0 + PROM_EVERY_NS : UINT64_MAX;
+	uint64_t next_prom = prom_kind != OUTPUT_IN_PLACE ? t0 + PROM_EVERY_NS : UINT64_MAX;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
@@ -814,7 +842,7 @@ int session_run(struct run_config *cfg)
 	sigset_t block;
 	int dma_fd = -1, rc, sig, failed;
 	struct comparison ab = { 0 };
-	bool restore_failed = false;
+	bool restore_failed = false, write_failed = false, taken;
 	uint64_t t0, end = 0;
 
 	/* A shell starts background jobs with SIGINT ignored, and an ignored
@@ -931,29 +959,37 @@ int session_run(struct run_config *cfg)
 		rc = EXIT_ENV;
 		goto out;
 	}
+	taken = !strcmp(cfg->output, "-") || !strcmp(cfg->html, "-");
 	if ((rc = report_json_write(&r, cfg->output)) < 0) {
 		/* The directory was writable at start; it is not now (disk full,
-		 * removed).  Do not lose the run: try the temp directory. */
+		 * removed), or standard output is full.  Do not lose the run: try
+		 * the temp directory, and exit 3 saying where it went. */
 		char fallback[PATH_MAX];
 		const char *tmp = getenv("TMPDIR");
+		int frc;
+		write_failed = true;
 		snprintf(fallback, sizeof(fallback), "%s/rtsoak-%d.json",
 			 tmp && *tmp ? tmp : "/tmp", (int)getpid());
-		cli_error("--output: cannot write '%s': %s; writing %s instead", cfg->output,
-			  strerror(-rc), fallback);
-		if (report_json_write(&r, fallback) < 0) {
-			cli_error("cannot write %s either: the report is lost", fallback);
+		if ((frc = report_json_write(&r, fallback)) < 0) {
+			cli_error("--output: cannot write '%s': %s, nor %s: %s: the report is lost",
+				  cfg->output, strerror(-rc), fallback, strerror(-frc));
 			rc = EXIT_ENV;
 			goto out;
 		}
+		cli_error("--output: cannot write '%s': %s; the report is in %s instead",
+			  cfg->output, strerror(-rc), fallback);
 		snprintf(cfg->output, sizeof(cfg->output), "%s", fallback);
 	}
-	if (cfg->prom[0] && (rc = report_prom_write(&r, cfg->prom)) < 0)
+	if (cfg->prom[0] && (rc = report_prom_write(&r, cfg->prom)) < 0) {
 		cli_error("--prom: cannot write '%s': %s", cfg->prom, strerror(-rc));
-	if (cfg->html[0] && (rc = report_html_write(&r, cfg->html)) < 0)
+		write_failed = true;
+	}
+	if (cfg->html[0] && (rc = report_html_write(&r, cfg->html)) < 0) {
 		cli_error("--html: cannot write '%s': %s (the JSON report has everything)",
 			  cfg->html, strerror(-rc));
+		write_failed = true;
+	}
 	if (!cfg->quiet) {
-		bool taken = !strcmp(cfg->output, "-") || !strcmp(cfg->html, "-");
 		FILE *out = taken ? stderr : stdout;
 		report_text_print(&r, out, cli_color_wanted(cfg->color, out));
 		if (strcmp(cfg->output, "-"))
@@ -979,6 +1015,10 @@ int session_run(struct run_config *cfg)
 	}
 	rc = failed ? EXIT_ENV : EXIT_OK;
 out:
+	/* A report or view that did not reach its path is an environment
+	 * failure, whatever the measurement said. */
+	if (write_failed)
+		rc = EXIT_ENV;
 	/* Every way out restores (idempotent after the one above). */
 	if (restore_tweaks(cfg) < 0 || restore_failed) {
 		/* The report is written; the machine is not as it was. */

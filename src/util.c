@@ -68,7 +68,9 @@ static int temp_in_dir_of(const char *path, char *tmp, size_t len)
 	int fd;
 
 	dir_of(path, dir, sizeof(dir));
-	if ((size_t)snprintf(tmp, len, "%s/.rtsoak-XXXXXX", dir) >= len)
+	/* The pid in the name lets a later run tell a temp file of a killed
+	 * run (output_stale) from one being written right now. */
+	if ((size_t)snprintf(tmp, len, "%s/.rtsoak-%d-XXXXXX", dir, (int)getpid()) >= len)
 		return -ENAMETOOLONG;
 	fd = mkostemp(tmp, O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
