@@ -78,6 +78,17 @@ tagged_pids() {
 		sed 's|/proc/\([0-9]*\)/environ|\1|' | tr '\n' ' '
 }
 
+# tunables_lock: the tests that write the machine's tunables (--set, restore,
+# the unit test of tweak.c) share some of them (stat_interval, netdev_budget,
+# every slab's cpu_partial): run in parallel (make -j2), one would restore
+# what the other just set and read back.  Each takes this lock for its whole
+# life (fd 9, kept across exec); tests/unit/test_tweak.c takes the same one.
+TUNABLES_LOCK=/tmp/rtsoak-test-tunables.lock
+tunables_lock() {
+	exec 9>>"$TUNABLES_LOCK" || skip_all "cannot open $TUNABLES_LOCK"
+	flock -w 500 9 || { echo "Bail out! waited 500 s for $TUNABLES_LOCK"; exit 1; }
+}
+
 # private_run: run the rest of this test in a mount namespace of its own with
 # a tmpfs on /run.  rtsoak keeps its locks and its records of live journals in
 # /run/rtsoak; a test that SIGKILLs runs with --set leaves records of killed
@@ -87,6 +98,7 @@ tagged_pids() {
 # the same (only mounts are private).
 private_run() {
 	[ -n "${RTSOAK_TEST_PRIVATE_RUN:-}" ] && return 0
+	tunables_lock
 	command -v unshare >/dev/null || skip_all "needs unshare(1) for a private /run"
 	rm -rf "$WORK"
 	RTSOAK_TEST_PRIVATE_RUN=1 exec unshare -m --propagation private \

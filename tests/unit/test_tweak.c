@@ -17,6 +17,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -960,6 +961,14 @@ int main(void)
 	if (geteuid() != 0) {
 		printf("1..0 # SKIP needs root to write /proc/sys and /sys\n");
 		return 0;
+	}
+	/* The same lock as tests/integration/lib.sh's tunables_lock: other
+	 * tests write some of these tunables too. */
+	int lfd = open("/tmp/rtsoak-test-tunables.lock", O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+		       0600);
+	if (lfd < 0 || flock(lfd, LOCK_EX) < 0) {
+		printf("Bail out! cannot take /tmp/rtsoak-test-tunables.lock: %s\n", strerror(errno));
+		return 1;
 	}
 	if ((rc = private_run()) < 0) {
 		printf("1..0 # SKIP no private /run (unshare, mount): %s\n", strerror(-rc));
