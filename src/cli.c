@@ -116,7 +116,7 @@ void cli_usage(FILE *out)
 	    "  -p, --priority N       SCHED_FIFO priority of the probes, 1-99 (default 95)\n"
 	    "  -i, --interval T       wake-up period: ns, us, ms, s; a bare number is us (default 1ms)\n"
 	    "  -D, --duration T       run time: s, m, h, d; a bare number is s (default 60s)\n"
-	    "  -l, --loops N          stop each probe after N samples\n"
+	    "  -l, --loops N          stop each probe after N samples (instead of --duration)\n"
 	    "  -P, --probes LIST      probes to run, comma-separated (default: timer,net)\n"
 	    "  -o, --output FILE      report path, '-' for stdout (default rtsoak-<UTC time>.json)\n"
 	    "  -q, --quiet            no summary and no progress line\n"
