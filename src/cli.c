@@ -124,7 +124,7 @@ void cli_usage(FILE *out)
 	    "  -p, --priority N       SCHED_FIFO priority of the probes, 1-99 (default 95)\n"
 	    "  -i, --interval T       wake-up period: ns, us, ms, s; a bare number is us (default 1ms)\n"
 	    "  -D, --duration T       run time: s, m, h, d; a bare number is s (default 60s)\n"
-	    "  -l, --loops N          stop each probe after N samples\n"
+	    "  -l, --loops N          stop each probe after N samples (instead of --duration)\n"
 	    "  -P, --probes LIST      probes to run, comma-separated (default: timer,net)\n"
 	    "  -o, --output FILE      report path, '-' for stdout (default rtsoak-<UTC time>.json)\n"
 	    "  -q, --quiet            no summary and no progress line\n"
@@ -263,6 +263,15 @@ static int check_cpus(const char *opt, const char *arg, struct cpuset *set)
 	return -1;
 }
 
+/* A leading, trailing or doubled comma: an element left out, most likely by
+ * a typo or an empty shell variable ("timer,$EXTRA"). */
+static bool list_has_empty(const char *list)
+{
+	size_t n = strlen(list);
+
+	return n && (list[0] == ',' || list[n - 1] == ',' || strstr(list, ",,"));
+}
+
 /* --probes LIST: names (with options after ':') only; each probe's
  * configure hook runs after every option is known (configure_probes). */
 static int parse_probes(struct run_config *cfg, const char *arg)
@@ -272,6 +281,13 @@ static int parse_probes(struct run_config *cfg, const char *arg)
 
 	if (!copy)
 		return EXIT_ENV;
+	/* strtok_r would skip an empty element, so "timer," would run only
+	 * timer where --cpus 0, is an error: reject it the same way. */
+	if (*arg && list_has_empty(arg)) {
+		cli_error("--probes: '%s' has an empty element (expected e.g. timer,net)", arg);
+		free(copy);
+		return EXIT_USAGE;
+	}
 	cfg->nprobes = 0;
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		size_t len = strcspn(tok, ":");
@@ -373,6 +389,13 @@ static int split_loads(char **specs, unsigned *n, const char *arg)
 		}
 		if (!cut)
 			continue;
+		/* An empty spec (",cpu", "cpu,,disk", "cpu,"): as for --probes;
+		 * a string value cannot end in a comma either. */
+		if (p == start || p[-1] == ',') {
+			cli_error("--loads: '%s' %s (expected e.g. cpu,disk)", arg,
+				  *arg ? "has an empty element" : "is empty");
+			return EXIT_USAGE;
+		}
 		if (*n == LOAD_MAX_INSTANCES) {
 			cli_error("--loads: at most %d loads", LOAD_MAX_INSTANCES);
 			return EXIT_USAGE;
@@ -491,6 +514,32 @@ static void default_output(char *buf, size_t len)
 		 iso + 11, iso + 14, iso + 17);
 }
 
+/* An option that would change nothing is an error, not ignored: the run
+ * would measure something else than what the command line says (as
+ * --net-* without the net probe).  ab has its own checks (check_ab). */
+static int check_ignored(const struct run_config *cfg, bool duration_given, unsigned nspecs,
+			 bool load_cpus_given, bool workdir_given, bool phase_given,
+			 bool checkpoint_given)
+{
+	const char *why = NULL;
+
+	if (!cfg->ab && duration_given && cfg->loops)
+		why = "--duration and --loops: give one (a run ends after its duration, or after "
+		      "N samples per probe)";
+	else if (load_cpus_given && !nspecs)
+		why = "--load-cpus: only loads use it, and there is no --loads";
+	else if (workdir_given && !nspecs)
+		why = "--workdir: only loads use it, and there is no --loads";
+	else if (phase_given && !cfg->rotate)
+		why = "--phase-duration: only --schedule rotate has phases";
+	else if (checkpoint_given && cfg->checkpoint_ns && !strcmp(cfg->output, "-"))
+		why = "--checkpoint: a report on standard output (--output -) has no checkpoints";
+	if (!why)
+		return -1;
+	cli_error("%s", why);
+	return EXIT_USAGE;
+}
+
 /* rtsoak ab: the run's length is its rounds; phases are the rounds. */
 static int check_ab(struct run_config *cfg, bool duration_given)
 {
@@ -540,6 +589,7 @@ static int take_locks(struct run_config *cfg)
 static int parse(struct run_config *cfg, int argc, char **argv, bool ab)
 {
 	bool duration_given = false, cpus_given = false, load_cpus_given = false;
+	bool workdir_given = false, phase_given = false, checkpoint_given = false;
 	char *specs[LOAD_MAX_INSTANCES];
 	unsigned nspecs = 0;
 	char err[1024];
@@ -638,8 +688,10 @@ static int parse(struct run_config *cfg, int argc, char **argv, bool ab)
 			cfg->no_rt = true;
 			break;
 		case OPT_RECORD:
-			if (sysinfo_record_check(optarg, err, sizeof(err)))
+			if ((rc = sysinfo_record_check(optarg, err, sizeof(err))) < 0)
 				goto bad;
+			if (rc > 0) /* some files left out: say so, the run goes on */
+				cli_error("%s: warning: %s", optname, err);
 			if (cfg->nrecord == CLI_MAX_RECORD) {
 				snprintf(err, sizeof(err), "at most %d globs", CLI_MAX_RECORD);
 				goto bad;
@@ -661,6 +713,7 @@ static int parse(struct run_config *cfg, int argc, char **argv, bool ab)
 				snprintf(err, sizeof(err), "the path is too long");
 				goto bad;
 			}
+			workdir_given = true;
 			break;
 		case OPT_SCHEDULE:
 			if (strcmp(optarg, "together") && strcmp(optarg, "rotate")) {
@@ -671,6 +724,7 @@ static int parse(struct run_config *cfg, int argc, char **argv, bool ab)
 			cfg->rotate = !strcmp(optarg, "rotate");
 			break;
 		case OPT_CHECKPOINT:
+			checkpoint_given = true;
 			if (!strcmp(optarg, "0")) {
 				cfg->checkpoint_ns = 0;
 				break;
@@ -710,6 +764,7 @@ static int parse(struct run_config *cfg, int argc, char **argv, bool ab)
 		case OPT_PHASE:
 			if (parse_duration(optarg, NSEC_PER_SEC, &cfg->phase_ns, err, sizeof(err)))
 				goto bad;
+			phase_given = true;
 			break;
 		/* net probe options (probe_net.c reads them) */
 		case OPT_NET_INTERVAL:
@@ -831,6 +886,9 @@ static int parse(struct run_config *cfg, int argc, char **argv, bool ab)
 		cli_error("unexpected argument '%s' (see rtsoak --help)", argv[optind]);
 		return EXIT_USAGE;
 	}
+	if ((rc = check_ignored(cfg, duration_given, nspecs, load_cpus_given, workdir_given,
+				phase_given, checkpoint_given)) >= 0)
+		return rc;
 
 	if (cfg->ab && (rc = check_ab(cfg, duration_given)) >= 0)
 		return rc;

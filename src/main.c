@@ -13,6 +13,7 @@
 #include "report.h"
 #include "session.h"
 #include "sysinfo.h"
+#include "util.h"
 
 static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 {
@@ -54,12 +55,22 @@ static int cmd_restore(int argc, char **argv)
 	char err[1024] = "";
 	int rc;
 
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		puts("usage: rtsoak restore JOURNAL  (the REPORT.journal a run with --set left)");
-		return EXIT_OK;
-	}
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			puts("usage: rtsoak restore JOURNAL  (the REPORT.journal a run with --set "
+			     "left)");
+			return EXIT_OK;
+		}
 	if (argc != 2) {
 		cli_error("restore: expected one journal file (usage: rtsoak restore JOURNAL)");
+		return EXIT_USAGE;
+	}
+	/* restore takes no option: `restore --force J` must not read a file
+	 * named "--force" (a journal whose name starts with '-': ./-J). */
+	if (argv[1][0] == '-' && argv[1][1]) {
+		char arg[128];
+		cli_error("restore: unknown option '%s' (usage: rtsoak restore JOURNAL)",
+			  util_escape(argv[1], arg, sizeof(arg)));
 		return EXIT_USAGE;
 	}
 	rc = tweak_journal_restore(argv[1], stdout, err, sizeof(err));
@@ -68,14 +79,34 @@ static int cmd_restore(int argc, char **argv)
 	return rc;
 }
 
+/* The commands that take no argument but -h/--help.  Anything else
+ * is an error rather than ignored: `rtsoak loads --bogus` exiting 0 would
+ * hide a typo (issue 12, item 9).  Returns -1 to go on, or the exit code. */
+static int no_arguments(int argc, char **argv, const char *cmd)
+{
+	char arg[128];
+
+	/* --help wins, as in the commands that parse options (getopt). */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			printf("usage: rtsoak %s  (takes no arguments)\n", cmd);
+			return EXIT_OK;
+		}
+	if (argc < 2)
+		return -1;
+	cli_error("%s: unexpected argument '%s' (usage: rtsoak %s, no arguments)", cmd,
+		  util_escape(argv[1], arg, sizeof(arg)), cmd);
+	return EXIT_USAGE;
+}
+
 static int cmd_sysinfo(int argc, char **argv)
 {
 	json_t *sys;
 
-	if (argc > 1) {
-		cli_error("sysinfo: unexpected argument '%s'", argv[1]);
-		return EXIT_USAGE;
-	}
+	int rc = no_arguments(argc, argv, "sysinfo");
+
+	if (rc >= 0)
+		return rc;
 	sys = sysinfo_snapshot();
 	if (!sys) {
 		cli_error("sysinfo: out of memory");
@@ -89,8 +120,10 @@ static int cmd_sysinfo(int argc, char **argv)
 
 static int cmd_probes(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	int rc = no_arguments(argc, argv, "probes");
+
+	if (rc >= 0)
+		return rc;
 	for (unsigned i = 0; probe_registry[i]; i++) {
 		const struct probe_ops *p = probe_registry[i];
 		printf("%-8s %s%s%s\n", p->name, p->summary,
@@ -102,8 +135,10 @@ static int cmd_probes(int argc, char **argv)
 
 static int cmd_loads(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	int rc = no_arguments(argc, argv, "loads");
+
+	if (rc >= 0)
+		return rc;
 	cli_list_loads(stdout);
 	return EXIT_OK;
 }
@@ -111,6 +146,7 @@ static int cmd_loads(int argc, char **argv)
 static int dispatch(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
+	int rc;
 
 	/* No subcommand, or options first: `rtsoak` means `rtsoak run`. */
 	if (!cmd || cmd[0] == '-') {
@@ -139,10 +175,14 @@ static int dispatch(int argc, char **argv)
 	if (!strcmp(cmd, "reflect"))
 		return reflect_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "help")) {
+		if ((rc = no_arguments(argc - 1, argv + 1, "help")) >= 0)
+			return rc;
 		cli_usage(stdout);
 		return EXIT_OK;
 	}
 	if (!strcmp(cmd, "version")) {
+		if ((rc = no_arguments(argc - 1, argv + 1, "version")) >= 0)
+			return rc;
 		printf("rtsoak %s\n", PACKAGE_VERSION);
 		return EXIT_OK;
 	}

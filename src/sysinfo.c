@@ -562,8 +562,159 @@ static int under_sys_or_proc(const char *p)
 	return !strncmp(p, "/sys/", 5) || !strncmp(p, "/proc/", 6);
 }
 
+/* --record copies files into a report that is written 0644 and shared, but rtsoak reads them
+ * as root.  Never recorded, a glob matching any of them is refused: other processes' private
+ * state (environment, command line, memory and its layout, open files, kernel stack, syscall
+ * registers) and the kernel's (memory, symbol and module addresses, keys; /proc/kmsg would
+ * also steal the log from syslog).  rtsoak's own process counts as another: its environment
+ * may hold secrets too, and its command line is in the report's config already. */
+static const char *const record_deny_pid[] = {
+	"environ",   "cmdline",	  "mem",	"maps",	 "smaps",	"smaps_rollup",
+	"numa_maps", "pagemap",	  "auxv",	"stack", "syscall",	"fd",
+	"fdinfo",    "map_files", "mountstats", "io",	 "personality", NULL,
+};
+static const char *const record_deny_proc[] = {
+	"kcore",     "kmsg",	      "kallsyms",   "modules",	   "keys",
+	"key-users", "kpagecount",    "kpageflags", "kpagecgroup", "vmallocinfo",
+	"iomem",     "sysrq-trigger", NULL,
+};
+
+/* The first path component of s is one of list (s ends there or at a '/'). */
+static int first_is(const char *s, const char *const *list)
+{
+	size_t len = strcspn(s, "/");
+
+	for (unsigned i = 0; list[i]; i++)
+		if (strlen(list[i]) == len && !strncmp(s, list[i], len))
+			return 1;
+	return 0;
+}
+
+/* After "/proc/": a pid directory ("123", "self", "thread-self"), then optionally
+ * "task/<tid>/"; returns what follows, or NULL when p is not in a pid directory. */
+static const char *skip_pid_dir(const char *p)
+{
+	size_t n = strspn(p, "0123456789");
+
+	if (!n && !strncmp(p, "self/", 5))
+		n = 4;
+	else if (!n && !strncmp(p, "thread-self/", 12))
+		n = 11;
+	if (!n || p[n] != '/')
+		return NULL;
+	p += n + 1;
+	if (!strncmp(p, "task/", 5) && (n = strspn(p + 5, "0123456789")) && p[5 + n] == '/')
+		p += 5 + n + 1;
+	return p;
+}
+
+/* Whether path (as globbed, or resolved) is on the deny list. */
+static int record_denied(const char *path)
+{
+	const char *rest;
+
+	if (strncmp(path, "/proc/", 6))
+		return 0;
+	if ((rest = skip_pid_dir(path + 6)))
+		return first_is(rest, record_deny_pid);
+	return first_is(path + 6, record_deny_proc) && !strchr(path + 6, '/');
+}
+
+/* A file its owner (or group) may read and other users may not is private by the kernel's
+ * own account (tcp_fastopen_key, stable_secret, DMI serial numbers): left out of the report.
+ * A file nobody may read (drop_caches, 0200) is no secret; it is recorded as null, as before. */
+static int record_private(const struct stat *st)
+{
+	return (st->st_mode & (S_IRUSR | S_IRGRP)) && !(st->st_mode & S_IROTH);
+}
+
+/* The expansion of one glob is bounded: sysfs is full of symlink cycles, and "/sys/" followed
+ * by eight "*" components read for 37 s and took 2 GB before failing.  glob() has no limit of
+ * its own, so it reads directories through these, which count the entries (one glob at a time:
+ * on the command line, then on the session's main thread). */
+static unsigned long glob_entries_left;
+static int glob_over;
+
+static void *glob_opendir(const char *name)
+{
+	if (glob_over) {
+		errno = E2BIG;
+		return NULL;
+	}
+	return opendir(name);
+}
+
+static void *glob_readdir(void *d)
+{
+	if (glob_over)
+		return NULL;
+	if (!glob_entries_left) {
+		glob_over = 1;
+		return NULL;
+	}
+	glob_entries_left--;
+	return readdir(d);
+}
+
+static void glob_closedir(void *d)
+{
+	closedir(d);
+}
+
+/* glob's prototypes take void * for the struct stat. */
+static int glob_stat(const char *restrict path, void *restrict st)
+{
+	return stat(path, st);
+}
+
+static int glob_lstat(const char *restrict path, void *restrict st)
+{
+	return lstat(path, st);
+}
+
+/* Stop at the first directory after the budget ran out; other errors (EACCES) skip that
+ * directory as plain glob() does. */
+static int glob_error(const char *path, int err)
+{
+	(void)path;
+	(void)err;
+	return glob_over;
+}
+
+/* glob() within the limits: 0, GLOB_NOMATCH, -E2BIG (a limit; *what says which) or -ENOMEM. */
+static int record_glob(const char *pattern, glob_t *g, const char **what)
+{
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	g->gl_opendir = glob_opendir;
+	g->gl_readdir = glob_readdir;
+	g->gl_closedir = glob_closedir;
+	g->gl_lstat = glob_lstat;
+	g->gl_stat = glob_stat;
+	glob_entries_left = SYSINFO_RECORD_MAX_ENTRIES;
+	glob_over = 0;
+	rc = glob(pattern, GLOB_ALTDIRFUNC, glob_error, g);
+	if (glob_over || (!rc && g->gl_pathc > SYSINFO_RECORD_MAX_FILES)) {
+		*what = glob_over ? "directory entries read" : "files matched";
+		rc = -E2BIG;
+	} else if (rc == GLOB_NOSPACE) {
+		rc = -ENOMEM;
+	} else if (rc) {
+		rc = GLOB_NOMATCH; /* GLOB_ABORTED only comes from glob_over */
+	}
+	if (rc)
+		globfree(g); /* safe after any error: g started zeroed */
+	return rc;
+}
+
 int sysinfo_record_check(const char *pattern, char *err, size_t errlen)
 {
+	const char *what = "";
+	const char *secret = NULL;
+	unsigned mode = 0;
+	int files = 0, readable = 0, withheld = 0;
+
 	if (!under_sys_or_proc(pattern))
 		return reject(err, errlen, "'%s' is outside /sys and /proc", pattern);
 	for (const char *p = pattern; (p = strstr(p, "..")); p += 2)
@@ -571,8 +722,12 @@ int sysinfo_record_check(const char *pattern, char *err, size_t errlen)
 			return reject(err, errlen, "'%s' contains '..'", pattern);
 
 	glob_t g;
-	int rc = glob(pattern, 0, NULL, &g), files = 0, readable = 0;
-	if (rc == GLOB_NOSPACE)
+	int rc = record_glob(pattern, &g, &what);
+	if (rc == -E2BIG)
+		return reject(
+		    err, errlen, "'%s' expands too far (more than %d %s; narrow the glob)", pattern,
+		    *what == 'd' ? SYSINFO_RECORD_MAX_ENTRIES : SYSINFO_RECORD_MAX_FILES, what);
+	if (rc == -ENOMEM)
 		return reject(err, errlen, "out of memory expanding '%s'", pattern);
 	if (rc)
 		return reject(err, errlen, "'%s' matches no file", pattern);
@@ -587,17 +742,45 @@ int sysinfo_record_check(const char *pattern, char *err, size_t errlen)
 				    pattern, g.gl_pathv[i]);
 			break;
 		}
+		/* Both names: "/proc/self/fd/3" resolves to the file it has open. */
+		if (record_denied(g.gl_pathv[i]) || record_denied(real)) {
+			rc = reject(err, errlen,
+				    "'%s'%s%s%s is private to a process or the kernel "
+				    "(never recorded: see SAFETY in rtsoak(1))",
+				    pattern, strcmp(pattern, g.gl_pathv[i]) ? " matches '" : "",
+				    strcmp(pattern, g.gl_pathv[i]) ? g.gl_pathv[i] : "",
+				    strcmp(pattern, g.gl_pathv[i]) ? "', which" : "");
+			break;
+		}
 		files++;
+		if (record_private(&st)) {
+			if (!withheld++) {
+				secret = g.gl_pathv[i];
+				mode = st.st_mode & 07777;
+			}
+			continue;
+		}
 		readable += !access(g.gl_pathv[i], R_OK);
 	}
-	globfree(&g);
-	if (rc)
+	if (rc) {
+		globfree(&g);
 		return rc;
+	}
 	if (!files)
-		return reject(err, errlen, "'%s' matches no file", pattern);
-	if (!readable)
-		return reject(err, errlen, "'%s' matches no readable file", pattern);
-	return 0;
+		rc = reject(err, errlen, "'%s' matches no file", pattern);
+	else if (withheld == files)
+		rc = reject(err, errlen,
+			    "'%s' matches only files other users may not read (%s is %04o): "
+			    "the report is world-readable",
+			    pattern, secret, mode);
+	else if (!readable)
+		rc = reject(err, errlen, "'%s' matches no readable file", pattern);
+	else if (withheld && err && errlen)
+		snprintf(err, errlen,
+			 "'%s': %d file%s other users may not read left out (e.g. %s, %04o)",
+			 pattern, withheld, withheld == 1 ? "" : "s", secret, mode);
+	globfree(&g);
+	return rc ? rc : withheld;
 }
 
 int sysinfo_record(json_t *system, char *const *globs, size_t nglobs)
@@ -609,16 +792,23 @@ int sysinfo_record(json_t *system, char *const *globs, size_t nglobs)
 	if (!json_is_object(rec) && put(system, "recorded", rec = json_object()))
 		return -ENOMEM;
 	for (size_t i = 0; i < nglobs; i++) {
+		const char *what;
 		glob_t g;
-		int rc = glob(globs[i], 0, NULL, &g);
-		if (rc == GLOB_NOMATCH) /* vanished since sysinfo_record_check() */
+		int rc = record_glob(globs[i], &g, &what);
+		/* vanished since sysinfo_record_check(), or grown past the limit: not recorded */
+		if (rc == GLOB_NOMATCH || rc == -E2BIG)
 			continue;
 		if (rc)
-			return rc == GLOB_NOSPACE ? -ENOMEM : -EIO;
+			return rc;
 		for (size_t j = 0; !rc && j < g.gl_pathc; j++) {
+			char real[PATH_MAX];
 			struct stat st;
 			size_t len;
-			if (stat(g.gl_pathv[j], &st) || !S_ISREG(st.st_mode))
+			/* The same filter as the check: a glob matches new pids and files. */
+			if (stat(g.gl_pathv[j], &st) || !S_ISREG(st.st_mode) ||
+			    !realpath(g.gl_pathv[j], real) || !under_sys_or_proc(real) ||
+			    record_denied(g.gl_pathv[j]) || record_denied(real) ||
+			    record_private(&st))
 				continue;
 			char *s = read_file(g.gl_pathv[j], &len, 0);
 			json_t *v = s ? str_json(s, len) : missing(errno);

@@ -30,6 +30,9 @@ cases=(
 	"loops zero|--loops=0|--loops"
 	"option missing value|--cpus|--cpus"
 	"stray argument|run extra|unexpected argument"
+	"probes trailing comma|--probes=timer,|--probes"
+	"loops with duration|--loops=5|--duration and --loops"
+	"record private file|--record=/proc/self/environ|--record"
 )
 
 plan $((${#cases[@]} * 3))

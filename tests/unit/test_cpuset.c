@@ -31,7 +31,7 @@ int main(void)
 	struct cpuset s;
 	char err[128];
 
-	tap_plan(14);
+	tap_plan(16);
 	ok(parses_to("0", "0"), "cpuset_single_cpu");
 	ok(parses_to("0-3,8,10-11", "0-3,8,10-11"), "cpuset_ranges_and_singles");
 	ok(parses_to("3,1,2", "1-3"), "cpuset_unordered_is_normalised");
@@ -41,6 +41,9 @@ int main(void)
 	ok(rejects("", -EINVAL), "cpuset_rejects_empty");
 	ok(rejects("a", -EINVAL), "cpuset_rejects_letters");
 	ok(rejects("1,", -EINVAL), "cpuset_rejects_trailing_comma");
+	/* Every list's rule (the man page, SAFETY): no empty element anywhere. */
+	ok(rejects(",1", -EINVAL), "cpuset_rejects_leading_comma");
+	ok(rejects("1,,2", -EINVAL), "cpuset_rejects_doubled_comma");
 	ok(rejects("-1", -EINVAL), "cpuset_rejects_negative");
 	ok(rejects("1-", -EINVAL), "cpuset_rejects_open_range");
 	ok(rejects("4096", -ERANGE), "cpuset_rejects_cpu_beyond_limit");
