@@ -13,7 +13,9 @@
 #
 # Environment: FUZZ_SECONDS (default 60), FUZZ_JOBS (1), FUZZ_RSS_MB (2048:
 # -rss_limit_mb), FUZZ_TIMEOUT (20: -timeout, seconds per input), FUZZ_KEEP
-# (a directory: keep the grown corpora and logs there).  The harnesses write
+# (a directory: keep the grown corpora and logs there), FUZZ_CONTINUE=1
+# (libFuzzer's fork mode: go on after a crash and collect every crash input,
+# to look past a known bug in a long run).  The harnesses write
 # only into a private directory under TMPDIR, which is removed at the end
 # unless something failed (then its path is printed: crash inputs, logs).
 # Exit status: 0 no crash, 1 a crash or a failed regression, 2 usage.
@@ -93,25 +95,37 @@ fi
 
 # 2. Each harness for a fixed time on a copy of its seed corpus.
 fuzz_one() {
-	local h=$1 dir="$work/corpus-$h" log="$work/fuzz-$h.log" dict=()
+	local h=$1 dir="$work/corpus-$h" log="$work/fuzz-$h.log" dict=() fork=()
 	mkdir -p "$dir" "$work/crash-$h"
 	cp "$here/corpus/$h"/* "$dir/"
 	[ -f "$here/$h.dict" ] && dict=(-dict="$here/$h.dict")
+	[ "${FUZZ_CONTINUE:-0}" = 1 ] && fork=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
 	"$build/tests/fuzz/$h" -max_total_time="$seconds" -rss_limit_mb="$rss" -timeout="$timeout" \
-		-print_final_stats=1 -artifact_prefix="$work/crash-$h/" "${dict[@]}" "$dir" >"$log" 2>&1
+		-print_final_stats=1 -artifact_prefix="$work/crash-$h/" "${dict[@]}" "${fork[@]}" \
+		"$dir" >"$log" 2>&1
 	echo $? >"$work/rc-$h"
 }
 
 summary() {
-	local h=$1 log="$work/fuzz-$h.log" rc runs rate corp seeds crash
+	local h=$1 log="$work/fuzz-$h.log" rc runs rate corp seeds crash ncrash last
 	rc=$(cat "$work/rc-$h" 2>/dev/null || echo 1)
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+	# Fork mode prints "#RUNS: cov: .. exec/s RATE oom/timeout/crash: ..." per job.
+	last=$(grep -a "oom/timeout/crash:" "$log" | tail -1)
+	if [ -n "$last" ]; then
+		runs=$(echo "$last" | sed -n 's/^#\([0-9]*\):.*/\1/p')
+		rate=$(echo "$last" | sed -n 's/.*exec\/s \([0-9]*\).*/\1/p')
+	fi
 	seeds=$(find "$here/corpus/$h" -type f | wc -l)
 	corp=$(find "$work/corpus-$h" -type f | wc -l)
 	crash=$(find "$work/crash-$h" -type f | head -1)
+	ncrash=$(find "$work/crash-$h" -type f | wc -l)
 	if [ "$rc" -eq 0 ] && [ -z "$crash" ]; then
 		result=ok
+	elif [ "$ncrash" -gt 1 ]; then
+		result="CRASH: $ncrash inputs in $work/crash-$h, the first: $(why "$log")"
+		failed=1
 	else
 		result="CRASH: $(why "$log")${crash:+ (input: $crash)} (log: $log)"
 		failed=1
