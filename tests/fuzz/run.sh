@@ -66,8 +66,11 @@ failed=0
 
 # The sanitizer's or libFuzzer's one-line verdict from a log.
 why() {
-	grep -m1 -E "runtime error|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|^harness: |^fuzz_cli: |ALARM: working on the last Unit" "$1" |
-		cut -c1-200
+	local p
+	for p in "runtime error|ERROR: (AddressSanitizer|LeakSanitizer)|^harness: |^fuzz_cli: " \
+		"ERROR: libFuzzer|ALARM: working on the last Unit"; do
+		grep -a -m1 -E "$p" "$1" && return
+	done | cut -c1-200
 }
 
 # 1. Regression inputs, each once.
@@ -115,12 +118,18 @@ summary() {
 	last=$(grep -a "oom/timeout/crash:" "$log" | tail -1)
 	if [ -n "$last" ]; then
 		runs=$(echo "$last" | sed -n 's/^#\([0-9]*\):.*/\1/p')
-		rate=$(echo "$last" | sed -n 's/.*exec\/s \([0-9]*\).*/\1/p')
+		rate=$((${runs:-0} / seconds))
 	fi
 	seeds=$(find "$here/corpus/$h" -type f | wc -l)
 	corp=$(find "$work/corpus-$h" -type f | wc -l)
 	crash=$(find "$work/crash-$h" -type f | head -1)
 	ncrash=$(find "$work/crash-$h" -type f | wc -l)
+	# The reason, from the crash input run again (fork mode's log lacks it).
+	if [ -n "$crash" ]; then
+		"$build/tests/fuzz/$h" -runs=1 -timeout="$timeout" -rss_limit_mb="$rss" "$crash" \
+			>"$work/repro-$h.log" 2>&1
+		log="$work/repro-$h.log"
+	fi
 	if [ "$rc" -eq 0 ] && [ -z "$crash" ]; then
 		result=ok
 	elif [ "$ncrash" -gt 1 ]; then
