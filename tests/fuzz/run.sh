@@ -22,7 +22,7 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-harnesses=(fuzz_report fuzz_cyclictest fuzz_cli)
+harnesses=(fuzz_report fuzz_cyclictest fuzz_cli fuzz_journal)
 regress_only=no
 
 usage() {
@@ -67,7 +67,7 @@ failed=0
 # The sanitizer's or libFuzzer's one-line verdict from a log.
 why() {
 	local p
-	for p in "runtime error|ERROR: (AddressSanitizer|LeakSanitizer)|^harness: |^fuzz_cli: " \
+	for p in "runtime error|ERROR: (AddressSanitizer|LeakSanitizer)|^harness: |^fuzz_cli: |^fuzz_journal: " \
 		"ERROR: libFuzzer|ALARM: working on the last Unit"; do
 		grep -a -m1 -E "$p" "$1" && return
 	done | cut -c1-200
