@@ -484,20 +484,14 @@ int load_supervisor_start(struct load_supervisor **out, struct load_instance *in
  * write and a pending one is taken back. */
 static int cmd_write(struct load_supervisor *s, unsigned char cmd)
 {
-	sigset_t pipe_set, old;
-	struct timespec zero = { 0, 0 };
+	sigset_t old;
 	ssize_t n;
 	int err;
 
-	sigemptyset(&pipe_set);
-	sigaddset(&pipe_set, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	util_sigpipe_block(&old);
 	n = write(s->cmd_fd, &cmd, 1);
 	err = errno;
-	if (n < 0 && err == EPIPE && !sigismember(&old, SIGPIPE))
-		while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE)
-			;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	util_sigpipe_restore(&old);
 	return n == 1 ? 0 : n < 0 ? -err : -EIO;
 }
 

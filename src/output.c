@@ -171,11 +171,52 @@ static int finish(FILE *f, int rc)
 	return rc;
 }
 
+/* A terminating signal waiting for the housekeeping thread (a run blocks
+ * them all and takes them with sigtimedwait): a user's Ctrl-C. */
+static bool end_pending(void)
+{
+	sigset_t p;
+
+	return sigpending(&p) == 0 &&
+	       (sigismember(&p, SIGINT) || sigismember(&p, SIGTERM) || sigismember(&p, SIGHUP));
+}
+
+/* Open a character device or FIFO for writing.  A FIFO without a reader
+ * would block in open() without a word, and at the end of a run no signal
+ * could end the wait (they are blocked): say what it waits for, poll for a
+ * reader every 100 ms, and give up with -EINTR on SIGINT, SIGTERM or SIGHUP
+ * (a run's report then goes to its fallback).  Returns a blocking fd or
+ * -errno. */
+static int open_in_place(const char *path, const char *real, int flags)
+{
+	const struct timespec tick = { 0, 100 * 1000000L };
+	bool said = false;
+	int fd, rc;
+
+	while ((fd = open(real, flags | O_NONBLOCK)) < 0 && errno == ENXIO) {
+		if (!said)
+			fprintf(stderr, "rtsoak: waiting for a reader of the FIFO '%s'\n", path);
+		said = true;
+		if (end_pending())
+			return -EINTR;
+		nanosleep(&tick, NULL);
+	}
+	if (fd < 0)
+		return -errno;
+	if (fcntl(fd, F_SETFL, flags & ~(O_WRONLY | O_CLOEXEC | O_NOCTTY)) < 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
 int output_write_with(const char *path, int (*fill)(FILE *f, void *arg), void *arg)
 {
 	struct target t;
 	char why[PATH_MAX + 128];
 	int rc = resolve(path, &t, why, sizeof(why)), fd;
+	sigset_t old;
 	FILE *f;
 
 	if (rc < 0)
@@ -183,7 +224,10 @@ int output_write_with(const char *path, int (*fill)(FILE *f, void *arg), void *a
 	switch (t.kind) {
 	case OUTPUT_STDOUT:
 		errno = 0;
-		if ((rc = finish(stdout, fill(stdout, arg))) < 0) {
+		util_sigpipe_block(&old);
+		rc = finish(stdout, fill(stdout, arg));
+		util_sigpipe_restore(&old);
+		if (rc < 0) {
 			/* The caller says it failed; what is left in the buffer
 			 * cannot be written either, and main's final check of
 			 * standard output must not say it a second time. */
@@ -196,30 +240,23 @@ int output_write_with(const char *path, int (*fill)(FILE *f, void *arg), void *a
 	case OUTPUT_IN_PLACE:
 		break;
 	}
-	/* No O_CREAT, no O_TRUNC: the node stays what it is.  A FIFO without
-	 * a reader would block in open() without a word: say what it waits
-	 * for (a reader, or ENXIO on the non-blocking try). */
+	/* No O_CREAT, no O_TRUNC: the node stays what it is. */
 	int flags = O_WRONLY | O_CLOEXEC | O_NOCTTY | (t.append ? O_APPEND : 0);
-	fd = open(t.real, flags | O_NONBLOCK);
-	if (fd < 0 && errno == ENXIO) {
-		fprintf(stderr, "rtsoak: waiting for a reader of the FIFO '%s'\n", path);
-		fd = open(t.real, flags);
-	} else if (fd >= 0 && fcntl(fd, F_SETFL, flags & ~(O_WRONLY | O_CLOEXEC | O_NOCTTY)) < 0) {
-		rc = -errno;
-		close(fd);
-		return rc;
-	}
-	if (fd < 0)
-		return -errno;
+	if ((fd = open_in_place(path, t.real, flags)) < 0)
+		return fd;
 	if (!(f = fdopen(fd, t.append ? "a" : "w"))) {
 		rc = -errno;
 		close(fd);
 		return rc;
 	}
 	errno = 0;
+	/* A reader that goes away early (head -c) gives EPIPE, not death:
+	 * a run's report then goes to its fallback. */
+	util_sigpipe_block(&old);
 	rc = finish(f, fill(f, arg));
 	if (fclose(f) != 0 && !rc)
 		rc = errno ? -errno : -EIO;
+	util_sigpipe_restore(&old);
 	return rc;
 }
 

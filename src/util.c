@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,4 +188,26 @@ char *util_escape(const char *s, char *buf, size_t len)
 	}
 	buf[o] = '\0';
 	return buf;
+}
+
+void util_sigpipe_block(sigset_t *old)
+{
+	sigset_t pipe_set;
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, old);
+}
+
+void util_sigpipe_restore(const sigset_t *old)
+{
+	struct timespec zero = { 0, 0 };
+	sigset_t pipe_set;
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	if (!sigismember(old, SIGPIPE))
+		while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE)
+			;
+	pthread_sigmask(SIG_SETMASK, old, NULL);
 }

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -34,6 +35,14 @@ int util_write_atomic_with(const char *path, int (*fill)(FILE *f, void *arg), vo
 /* Check that a file could be created at `path` (its directory exists and is
  * writable) by creating and removing a temp file there.  Returns 0 or -errno. */
 int util_check_writable(const char *path) __attribute__((warn_unused_result));
+
+/* A write into a pipe or FIFO whose reader may be gone must fail with EPIPE,
+ * not kill rtsoak with SIGPIPE before it has said why (and, in a run, before
+ * the report has gone to its fallback): block SIGPIPE in this thread around
+ * the write, then restore the mask, taking back a SIGPIPE that the write
+ * raised meanwhile unless it was blocked before. */
+void util_sigpipe_block(sigset_t *old);
+void util_sigpipe_restore(const sigset_t *old);
 
 /* Copy `s` into buf (always terminated, truncated to fit) with every control
  * character a terminal would act on escaped: C0 controls and DEL as \n, \t,

@@ -34,7 +34,7 @@ mknod -m 666 /dev/null c 1 3 && mknod -m 666 /dev/full c 1 7 && mknod -m 666 /de
 	ln -s /proc/self/fd/1 /dev/stdout && ln -s /proc/self/fd/2 /dev/stderr ||
 	skip_all "cannot make device nodes in the private /dev"
 
-plan 38
+plan 40
 cd "$WORK" || exit 1
 export TMPDIR="$WORK/tmp"
 mkdir "$TMPDIR"
@@ -161,6 +161,35 @@ ok $? "run -o FIFO: the reader gets a valid report, the FIFO stays a FIFO (rc=$r
 [ "$(jget run-fifo.json 'r["config"]["checkpoint_ns"]')" = null ] &&
 	grep -q "'fifo' is a FIFO: written in place, not atomically; no checkpoints" err
 ok $? "run -o FIFO: checkpoints are off, said once and echoed as checkpoint_ns null"
+
+# A FIFO nobody reads: the end of the run waits for a reader, and Ctrl-C
+# (SIGINT, blocked in a run and taken by its main thread) ends the wait: the
+# report goes to the fallback instead of hanging until SIGKILL.
+[ -p fifo ] || { rm -f fifo && mkfifo fifo; }
+$RUN --duration 1s -o fifo 2>err &
+pid=$!
+for _ in $(seq 100); do grep -q "waiting for a reader" err && break; sleep 0.1; done
+kill -INT $pid
+t0=$(date +%s%N)
+# An rtsoak that cannot end the wait would hang here: give it 10 s.
+for _ in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+kill -KILL $pid 2>/dev/null
+wait $pid
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+fb=$(sed -n "s|.*cannot write 'fifo'.*the report is in \(.*\) instead.*|\1|p" err)
+[ $rc -eq 3 ] && [ $ms -lt 5000 ] && [ -p fifo ] && [ -n "$fb" ] && validate "$fb"
+ok $? "run -o FIFO without a reader: SIGINT ends the wait, exit 3, the fallback is named (rc=$rc, ${ms} ms, $(tr '\n' '|' <err | head -c 300))"
+rm -f "$TMPDIR"/rtsoak-*.json
+
+# A reader that is gone before the end (here: at once): EPIPE, not death by
+# SIGPIPE; the report is not lost.
+$RUN --duration 1s -o - 2>err | true
+rc=${PIPESTATUS[0]}
+fb=$(sed -n "s|.*the report is in \(.*\) instead.*|\1|p" err)
+[ $rc -eq 3 ] && grep -q "Broken pipe" err && [ -n "$fb" ] && validate "$fb"
+ok $? "run -o - | true: exit 3 with EPIPE, not SIGPIPE; the fallback is named (rc=$rc, $(tr '\n' '|' <err | head -c 300))"
+rm -f "$TMPDIR"/rtsoak-*.json
 
 $RUN --duration 1s -o dev.json --html /dev/null --prom /dev/null 2>err
 rc=$?
