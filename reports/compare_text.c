@@ -128,6 +128,14 @@ static void put_esc(FILE *out, const char *s)
 		free(buf);
 }
 
+/* util_escape() into a new string (NULL for NULL or out of memory). */
+static char *esc_dup(const char *s)
+{
+	char *buf = s ? malloc(4 * strlen(s) + 1) : NULL;
+
+	return buf ? util_escape(s, buf, 4 * strlen(s) + 1) : NULL;
+}
+
 static void where(char *buf, size_t len, const struct compare_match *m)
 {
 	char probe[4 * REPORT_NAME_MAX + 1], phase[4 * REPORT_NAME_MAX + 1];
@@ -370,12 +378,13 @@ void compare_print(const struct comparison *c, const struct compare_limit *limit
 		char *a = json_dumps(json_object_get(d, "a"), JSON_COMPACT | JSON_ENCODE_ANY);
 		char *b = json_dumps(json_object_get(d, "b"), JSON_COMPACT | JSON_ENCODE_ANY);
 		const char *what = json_string_value(json_object_get(d, "what"));
-		/* a and b are JSON (control characters as \u00NN); the key path is raw. */
-		char *ew = what ? malloc(4 * strlen(what) + 1) : NULL;
-		if (ew)
-			util_escape(what, ew, 4 * strlen(what) + 1);
-		difference_print(out, ew ? ew : "?", a ? a : "?", b ? b : "?");
+		/* The key path is raw; a and b are JSON, whose encoder leaves C1
+		 * controls (U+0080..U+009F) raw: all three escaped. */
+		char *ew = esc_dup(what), *ea = esc_dup(a), *eb = esc_dup(b);
+		difference_print(out, ew ? ew : "?", ea ? ea : "?", eb ? eb : "?");
 		free(ew);
+		free(ea);
+		free(eb);
 		free(a);
 		free(b);
 	}

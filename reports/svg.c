@@ -12,12 +12,21 @@
 #include <config.h>
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "svg.h"
 
-/* What character c becomes in HTML text and attribute values. */
+/* A C1 control (U+0080..U+009F, UTF-8 C2 80..C2 9F) at p: a page sent to a
+ * terminal (--html -) must not carry one raw, any more than ESC. */
+static bool c1_at(const unsigned char *p)
+{
+	return p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f;
+}
+
+/* What character c becomes in HTML text and attribute values: controls
+ * become U+FFFD, so nothing from a report acts on a terminal either. */
 static const char *entity(unsigned char c, char one[2])
 {
 	switch (c) {
@@ -32,7 +41,7 @@ static const char *entity(unsigned char c, char one[2])
 	case '\'':
 		return "&#39;";
 	default:
-		if (c < 0x20 && c != '\t' && c != '\n')
+		if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f)
 			return "&#xFFFD;";
 		one[0] = (char)c;
 		one[1] = '\0';
@@ -45,7 +54,7 @@ void svg_escape(FILE *f, const char *s)
 	char one[2];
 
 	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++)
-		fputs(entity(*p, one), f);
+		fputs(c1_at(p) ? (p++, "&#xFFFD;") : entity(*p, one), f);
 }
 
 void svg_attr(char *buf, size_t len, const char *name, const char *value)
@@ -62,10 +71,12 @@ void svg_attr(char *buf, size_t len, const char *name, const char *value)
 	/* A value too long for buf is cut between characters, never inside
 	 * an entity, and the quote still closes. */
 	for (const unsigned char *p = (const unsigned char *)(value ? value : ""); *p; p++) {
-		const char *e = entity(*p, one);
+		bool c1 = c1_at(p);
+		const char *e = c1 ? "&#xFFFD;" : entity(*p, one);
 		size_t el = strlen(e);
 		if (n + el + 2 > len)
 			break;
+		p += c1;
 		memcpy(buf + n, e, el);
 		n += el;
 	}
