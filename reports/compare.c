@@ -271,8 +271,8 @@ static void by_order(struct compare_match *m)
 		}
 		stats_quantile_ranks(s->count, 0.99, COMPARE_CONF, &rlo, &rhi, &reached[i]);
 		uint64_t dummy;
-		histogram_rank_bounds(s->hist, rlo, s->min, s->max, &lo[i], &dummy);
-		histogram_rank_bounds(s->hist, rhi, s->min, s->max, &dummy, &hi[i]);
+		histogram_sparse_rank_bounds(s->hist, rlo, s->min, s->max, &lo[i], &dummy);
+		histogram_sparse_rank_bounds(s->hist, rhi, s->min, s->max, &dummy, &hi[i]);
 	}
 	m->shift_ns = (double)b->pct[2] - (double)a->pct[2];
 	m->lo_ns = (double)lo[1] - (double)hi[0];
@@ -324,14 +324,52 @@ static int add_match(struct comparison *c, const struct report_result *a,
 	return 0;
 }
 
-static const struct report_result *find(const struct report_result *v, size_t n,
+static int key_cmp(const struct report_result *a, const struct report_result *b)
+{
+	int c = (a->cpu > b->cpu) - (a->cpu < b->cpu);
+
+	if (!c)
+		c = strcmp(a->probe, b->probe);
+	return c ? c : strcmp(a->phase, b->phase);
+}
+
+static int key_sort(const void *x, const void *y)
+{
+	const struct report_result *a = *(const struct report_result *const *)x,
+				   *b = *(const struct report_result *const *)y;
+	int c = key_cmp(a, b);
+
+	return c ? c : (a > b) - (a < b);
+}
+
+/* v sorted by (cpu, probe, phase, position): matching is O(n log n), not
+ * O(n^2), for reports with 10^5 results (bench/readers.sh). */
+static const struct report_result **key_index(const struct report_result *v, size_t n)
+{
+	const struct report_result **ix = malloc((n + 1) * sizeof(*ix));
+
+	if (!ix)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		ix[i] = &v[i];
+	qsort(ix, n, sizeof(*ix), key_sort);
+	return ix;
+}
+
+/* The first result of v with key's (probe, cpu, phase). */
+static const struct report_result *find(const struct report_result **ix, size_t n,
 					const struct report_result *key)
 {
-	for (size_t i = 0; i < n; i++)
-		if (v[i].cpu == key->cpu && !strcmp(v[i].probe, key->probe) &&
-		    !strcmp(v[i].phase, key->phase))
-			return &v[i];
-	return NULL;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (key_cmp(ix[mid], key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !key_cmp(ix[lo], key) ? ix[lo] : NULL;
 }
 
 static int unmatched(char ***v, size_t *n, const struct report_result *r)
@@ -347,16 +385,19 @@ static int match_all(struct comparison *c, bool aggregate)
 	const struct report_result *vb = aggregate ? c->b->aggregates : c->b->results;
 	size_t na = aggregate ? c->a->naggregates : c->a->nresults;
 	size_t nb = aggregate ? c->b->naggregates : c->b->nresults;
-	int rc = 0;
+	const struct report_result **ia = key_index(va, na), **ib = key_index(vb, nb);
+	int rc = ia && ib ? 0 : -ENOMEM;
 
 	for (size_t i = 0; !rc && i < na; i++) {
-		const struct report_result *o = find(vb, nb, &va[i]);
+		const struct report_result *o = find(ib, nb, &va[i]);
 		rc = o ? add_match(c, &va[i], o, aggregate)
 		       : unmatched(&c->only_a, &c->nonly_a, &va[i]);
 	}
 	for (size_t i = 0; !rc && i < nb; i++)
-		if (!find(va, na, &vb[i]))
+		if (!find(ia, na, &vb[i]))
 			rc = unmatched(&c->only_b, &c->nonly_b, &vb[i]);
+	free(ia);
+	free(ib);
 	return rc;
 }
 
@@ -555,17 +596,22 @@ int compare_build_ab(struct comparison *c, const struct report *r, const char *p
 	for (int agg = 0; agg < 2 && !rc; agg++) {
 		const struct report_result *v = agg ? r->aggregates : r->results;
 		size_t n = agg ? r->naggregates : r->nresults;
+		const struct report_result **ix = key_index(v, n);
+		if (!ix)
+			return -ENOMEM;
 		for (i = 0; i < n && !rc; i++) {
 			if (strcmp(v[i].phase, "A"))
 				continue;
 			struct report_result key = v[i];
 			key.phase = "B";
-			const struct report_result *b = find(v, n, &key);
+			const struct report_result *b = find(ix, n, &key);
 			struct compare_match *mv;
 			if (!b)
 				continue;
-			if (!(mv = realloc(c->m, (c->n + 1) * sizeof(*mv))))
+			if (!(mv = realloc(c->m, (c->n + 1) * sizeof(*mv)))) {
+				free(ix);
 				return -ENOMEM;
+			}
 			c->m = mv;
 			memset(&mv[c->n], 0, sizeof(*mv));
 			mv[c->n].a = &v[i];
@@ -574,6 +620,7 @@ int compare_build_ab(struct comparison *c, const struct report *r, const char *p
 			fill_values(&mv[c->n]);
 			rc = by_rounds(&mv[c->n++], r);
 		}
+		free(ix);
 	}
 	/* What differs between the arms is the tweaks. */
 	json_array_foreach (r->tweaks, i, t)

@@ -14,9 +14,11 @@
 #include <config.h>
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "compare.h"
+#include "util.h"
 
 #define TEXT_COLS 80
 #define CELL_W 12
@@ -108,12 +110,47 @@ static void wrap_end(struct wrap *w)
 	w->col = 0;
 }
 
+/* Strings from the files go out escaped (util_escape): a report must not
+ * be able to set the window title or clear the screen (issue 12).  A
+ * string escapes to at most 4 bytes per byte. */
+static void put_esc(FILE *out, const char *s)
+{
+	size_t need = 4 * strlen(s) + 1;
+	char small[512], *buf = need <= sizeof(small) ? small : malloc(need);
+
+	if (!buf) { /* out of memory: drop what a terminal would act on */
+		for (const char *p = s; *p; p++)
+			fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, out);
+		return;
+	}
+	fputs(util_escape(s, buf, need), out);
+	if (buf != small)
+		free(buf);
+}
+
+/* util_escape() into a new string (NULL for NULL or out of memory). */
+static char *esc_dup(const char *s)
+{
+	char *buf = s ? malloc(4 * strlen(s) + 1) : NULL;
+
+	return buf ? util_escape(s, buf, 4 * strlen(s) + 1) : NULL;
+}
+
 static void where(char *buf, size_t len, const struct compare_match *m)
 {
+	char probe[4 * REPORT_NAME_MAX + 1], phase[4 * REPORT_NAME_MAX + 1];
+	char all[sizeof(probe) + sizeof(phase) + 32];
+
+	util_escape(m->a->probe, probe, sizeof(probe));
+	util_escape(m->a->phase, phase, sizeof(phase));
 	if (m->aggregate)
-		snprintf(buf, len, "%s all CPUs (%s)", m->a->probe, m->a->phase);
+		snprintf(all, sizeof(all), "%s all CPUs (%s)", probe, phase);
 	else
-		snprintf(buf, len, "%s cpu %d (%s)", m->a->probe, m->a->cpu, m->a->phase);
+		snprintf(all, sizeof(all), "%s cpu %d (%s)", probe, m->a->cpu, phase);
+	/* Cut to the caller's room, as before. */
+	size_t n = strlen(all) < len ? strlen(all) : len - 1;
+	memcpy(buf, all, n);
+	buf[n] = '\0';
 }
 
 static void side(FILE *out, bool color, const char *label, const char *path, const struct report *r)
@@ -121,9 +158,15 @@ static void side(FILE *out, bool color, const char *label, const char *path, con
 	sgr(out, color, SGR_BOLD);
 	fprintf(out, "%s:", label);
 	sgr_off(out, color, SGR_BOLD);
-	fprintf(out, " %s  %s %s, %s, %.1f s, %s\n", path, r->tool_name ? r->tool_name : "rtsoak",
-		r->tool_version ? r->tool_version : "?", r->start[0] ? r->start : "start unknown",
-		(double)r->duration_ns / 1e9, report_status_name(r->status));
+	fputc(' ', out);
+	put_esc(out, path);
+	fputs("  ", out);
+	put_esc(out, r->tool_name ? r->tool_name : "rtsoak");
+	fputc(' ', out);
+	put_esc(out, r->tool_version ? r->tool_version : "?");
+	fputs(", ", out);
+	put_esc(out, r->start[0] ? r->start : "start unknown");
+	fprintf(out, ", %.1f s, %s\n", (double)r->duration_ns / 1e9, report_status_name(r->status));
 }
 
 static void cell(FILE *out, bool known, unsigned s, uint64_t v)
@@ -309,16 +352,20 @@ void compare_print(const struct comparison *c, const struct compare_limit *limit
 	for (i = 0; i < c->nwarnings; i++) {
 		fputs("warning: ", out);
 		sgr(out, color, SGR_YELLOW);
-		fputs(c->warnings[i], out);
+		put_esc(out, c->warnings[i]);
 		sgr_off(out, color, SGR_YELLOW);
 		fputc('\n', out);
 	}
 	for (i = 0; i < c->n; i++)
 		match_print(out, color, &c->m[i]);
-	for (i = 0; i < c->nonly_a; i++)
-		fprintf(out, "\nonly in A: %s", c->only_a[i]);
-	for (i = 0; i < c->nonly_b; i++)
-		fprintf(out, "\nonly in B: %s", c->only_b[i]);
+	for (i = 0; i < c->nonly_a; i++) {
+		fputs("\nonly in A: ", out);
+		put_esc(out, c->only_a[i]);
+	}
+	for (i = 0; i < c->nonly_b; i++) {
+		fputs("\nonly in B: ", out);
+		put_esc(out, c->only_b[i]);
+	}
 	if (c->nonly_a || c->nonly_b)
 		fputc('\n', out);
 
@@ -331,7 +378,13 @@ void compare_print(const struct comparison *c, const struct compare_limit *limit
 		char *a = json_dumps(json_object_get(d, "a"), JSON_COMPACT | JSON_ENCODE_ANY);
 		char *b = json_dumps(json_object_get(d, "b"), JSON_COMPACT | JSON_ENCODE_ANY);
 		const char *what = json_string_value(json_object_get(d, "what"));
-		difference_print(out, what ? what : "?", a ? a : "?", b ? b : "?");
+		/* The key path is raw; a and b are JSON, whose encoder leaves C1
+		 * controls (U+0080..U+009F) raw: all three escaped. */
+		char *ew = esc_dup(what), *ea = esc_dup(a), *eb = esc_dup(b);
+		difference_print(out, ew ? ew : "?", ea ? ea : "?", eb ? eb : "?");
+		free(ew);
+		free(ea);
+		free(eb);
 		free(a);
 		free(b);
 	}

@@ -21,8 +21,10 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,6 +32,8 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "cpuset.h"
 #include "cyclictest.h"
@@ -179,7 +183,11 @@ static size_t nonfinite_len(const char *p, size_t left, char prev)
 {
 	static const char *const words[] = { "infinity", "inf", "nan" };
 	size_t s = (*p == '-' || *p == '+') ? 1 : 0;
+	char c0 = left > s ? (char)(p[s] | 0x20) : 0;
 
+	/* The common case, every byte outside strings: one compare. */
+	if (c0 != 'i' && c0 != 'n')
+		return 0;
 	if (isalnum((unsigned char)prev) || prev == '.' || prev == '_')
 		return 0;
 	for (unsigned i = 0; i < 3; i++) {
@@ -228,55 +236,91 @@ static size_t unnan(const char *in, size_t len, char *out, unsigned *replaced)
 	return o;
 }
 
+/* The whole file, which must be a regular file of at most REPORT_FILE_MAX
+ * bytes.  Opened non-blocking so that a FIFO (or a device) named as a
+ * report is refused at once instead of blocking in open() (issue 12).
+ * NULL with err set and errno ENOMEM (out of memory) or EINVAL. */
 static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	size_t cap = 1 << 16, n = 0;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	size_t cap, n = 0;
+	struct stat st;
 	char *buf;
 
-	if (!f) {
+	if (fd < 0) {
 		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		errno = EINVAL;
 		return NULL;
 	}
-	buf = malloc(cap);
-	while (buf) {
-		n += fread(buf + n, 1, cap - n, f);
-		if (n < cap)
-			break;
-		char *grown = realloc(buf, cap *= 2);
-		if (!grown) {
-			free(buf);
-			buf = NULL;
-		} else {
-			buf = grown;
-		}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		close(fd);
+		errno = EINVAL;
+		return NULL;
 	}
-	if (!buf)
+	if ((uint64_t)st.st_size > REPORT_FILE_MAX) {
+		snprintf(err, errlen, "%s: larger than the readers' limit of %llu bytes", path,
+			 (unsigned long long)REPORT_FILE_MAX);
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	cap = (size_t)st.st_size + 1; /* + 1: EOF is seen without growing */
+	if (!(buf = malloc(cap))) {
 		snprintf(err, errlen, "%s: out of memory", path);
-	else if (ferror(f)) {
-		snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
-		free(buf);
-		buf = NULL;
+		close(fd);
+		errno = ENOMEM;
+		return NULL;
 	}
-	fclose(f);
-	*len = n;
-	return buf;
+	for (;;) {
+		ssize_t got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
+			break;
+		}
+		if (got == 0) {
+			close(fd);
+			*len = n;
+			return buf;
+		}
+		n += (size_t)got;
+		if (n < cap)
+			continue;
+		/* The file grew while we read it. */
+		char *grown = cap > REPORT_FILE_MAX ? NULL : realloc(buf, cap *= 2);
+		if (!grown) {
+			snprintf(err, errlen, "%s: %s", path,
+				 cap > REPORT_FILE_MAX ? "grew past the readers' size limit"
+						       : "out of memory");
+			errno = cap > REPORT_FILE_MAX ? EINVAL : ENOMEM;
+			free(buf);
+			close(fd);
+			return NULL;
+		}
+		buf = grown;
+	}
+	free(buf);
+	close(fd);
+	errno = EINVAL;
+	return NULL;
 }
 
-json_t *cyclictest_load(const char *path, bool *had_nan, char *err, size_t errlen)
+char *cyclictest_load_text(const char *path, size_t *lenp, bool *had_nan, char *err, size_t errlen)
 {
 	size_t len, clen;
 	unsigned replaced = 0;
 	char *text = slurp(path, &len, err, errlen), *clean;
-	json_error_t jerr;
-	json_t *root = NULL;
 
 	*had_nan = false;
 	if (!text)
-		return NULL;
+		return NULL; /* errno set */
+	/* "nan" -> "null" grows by one byte per 3: at most 2x. */
 	if (!(clean = malloc(2 * len + 1))) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		free(text);
+		errno = ENOMEM;
 		return NULL;
 	}
 	clen = unnan(text, len, clean, &replaced);
@@ -288,21 +332,55 @@ json_t *cyclictest_load(const char *path, bool *had_nan, char *err, size_t errle
 	if (blank == clen) {
 		snprintf(err, errlen, "%s: empty file", path);
 		free(clean);
+		errno = EINVAL;
 		return NULL;
 	}
+	/* Give back what the NaN replacement did not use. */
+	char *fit = realloc(clean, clen + 1);
+	clean = fit ? fit : clean;
+	clean[clen] = '\0';
+	*lenp = clen;
+	return clean;
+}
+
+json_t *cyclictest_parse_text(const char *path, const char *clean, size_t clen, char *err,
+			      size_t errlen)
+{
+	json_error_t jerr;
+	json_t *root;
+
 	/* cyclictest never writes a key twice; a duplicate means an edited file. */
 	root = json_loadb(clean, clen, JSON_REJECT_DUPLICATES, &jerr);
+	errno = EINVAL;
 	if (!root) {
-		/* jansson stops at the end of the input when it is cut short. */
-		if (jerr.position >= (int)clen)
+		if (json_error_code(&jerr) == json_error_out_of_memory) {
+			snprintf(err, errlen, "%s: out of memory", path);
+			errno = ENOMEM;
+		} else if (jerr.position >= (int)clen) {
+			/* jansson stops at the end of the input when it is cut short. */
 			snprintf(err, errlen,
 				 "%s: truncated: the JSON ends at line %d before it is complete",
 				 path, jerr.line);
-		else
+		} else {
 			snprintf(err, errlen, "%s: not valid JSON at line %d, column %d: %s", path,
 				 jerr.line, jerr.column, jerr.text);
+		}
 	}
-	free(clean);
+	return root;
+}
+
+json_t *cyclictest_load(const char *path, bool *had_nan, char *err, size_t errlen)
+{
+	size_t len;
+	char *text = cyclictest_load_text(path, &len, had_nan, err, errlen);
+	json_t *root;
+
+	if (!text)
+		return NULL;
+	root = cyclictest_parse_text(path, text, len, err, errlen);
+	int saved = errno;
+	free(text);
+	errno = saved;
 	return root;
 }
 
@@ -332,31 +410,51 @@ static enum ct_policy policy_parse(const char *s)
 	return CT_OTHER;
 }
 
-/* parse_time_string(): seconds, or with an m, h or d suffix. */
-static long duration_parse(const char *s)
+/* parse_time_string(): seconds, or with an m, h or d suffix.  False when
+ * the seconds do not fit or their nanoseconds would not (issue 12: "-D
+ * 999999999999d" overflowed here, and again x 1e9 in config_of). */
+static bool duration_parse(const char *s, long *out)
 {
+	long t, mult = 1;
 	char *end;
-	long t = strtol(s, &end, 10);
 
+	errno = 0;
+	t = strtol(s, &end, 10);
+	if (errno == ERANGE)
+		return false;
 	switch (*end) {
 	case 'm':
 	case 'M':
-		return t * 60;
+		mult = 60;
+		break;
 	case 'h':
 	case 'H':
-		return t * 3600;
+		mult = 3600;
+		break;
 	case 'd':
 	case 'D':
-		return t * 86400;
+		mult = 86400;
+		break;
 	}
-	return t;
+	if (__builtin_mul_overflow(t, mult, out) || *out > INT64_MAX / (long)NSEC_PER_SEC ||
+	    *out < -(INT64_MAX / (long)NSEC_PER_SEC))
+		return false;
+	return true;
 }
 
-static void cmd_apply(struct ct_cmdline *c, enum ct_opt id, const char *v)
+/* Apply one option; false when its number is out of the range cyclictest
+ * reads (an int: it uses atoi()), which leaves the command line unknown
+ * rather than a wrapped or overflowed interval. */
+static bool cmd_apply(struct ct_cmdline *c, enum ct_opt id, const char *v)
 {
-	/* cyclictest reads every number with atoi(). */
-	long n = v ? strtol(v, NULL, 10) : 0;
+	long n = 0;
 
+	if (v && id != O_POLICY && id != O_DURATION) {
+		errno = 0;
+		n = strtol(v, NULL, 10);
+		if (errno == ERANGE || n > INT_MAX || n < INT_MIN)
+			return false;
+	}
 	switch (id) {
 	case O_INTERVAL:
 		c->interval_us = n;
@@ -385,11 +483,11 @@ static void cmd_apply(struct ct_cmdline *c, enum ct_opt id, const char *v)
 		c->loops = n;
 		break;
 	case O_DURATION:
-		c->duration_s = duration_parse(v);
-		break;
+		return duration_parse(v, &c->duration_s);
 	case O_IGNORED:
 		break;
 	}
+	return true;
 }
 
 static const struct ct_option *long_option(const char *name, size_t len, bool *ambiguous)
@@ -426,7 +524,9 @@ static void cmd_parse(struct ct_cmdline *c, char **argv, int argc, size_t nthrea
 	*c = (struct ct_cmdline){
 		.parsed = true, .interval_us = CT_INTERVAL_US, .distance_us = -1, .policy = CT_OTHER
 	};
-	for (int i = 1; i < argc; i++) {
+	int i;
+
+	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--"))
 			break;
@@ -453,7 +553,8 @@ static void cmd_parse(struct ct_cmdline *c, char **argv, int argc, size_t nthrea
 				i++;
 			if (!v && o->arg == required_argument)
 				goto novalue;
-			cmd_apply(c, o->id, v);
+			if (!cmd_apply(c, o->id, v))
+				goto range;
 			continue;
 		}
 		for (const char *p = a + 1; *p; p++) {
@@ -464,7 +565,7 @@ static void cmd_parse(struct ct_cmdline *c, char **argv, int argc, size_t nthrea
 				return;
 			}
 			if (o->arg == no_argument) {
-				cmd_apply(c, o->id, NULL);
+				(void)cmd_apply(c, o->id, NULL); /* no number: cannot fail */
 				continue;
 			}
 			const char *v = p[1] ? p + 1 : NULL;
@@ -472,7 +573,8 @@ static void cmd_parse(struct ct_cmdline *c, char **argv, int argc, size_t nthrea
 				i++;
 			if (!v && o->arg == required_argument)
 				goto novalue;
-			cmd_apply(c, o->id, v);
+			if (!cmd_apply(c, o->id, v))
+				goto range;
 			break;
 		}
 	}
@@ -494,6 +596,10 @@ static void cmd_parse(struct ct_cmdline *c, char **argv, int argc, size_t nthrea
 	return;
 novalue: /* cyclictest itself would have refused this line */
 	snprintf(c->why, sizeof(c->why), "'%s' lacks its value", argv[argc - 1]);
+	c->parsed = false;
+	return;
+range:
+	snprintf(c->why, sizeof(c->why), "a number in '%.40s' is out of range", argv[i]);
 	c->parsed = false;
 }
 
@@ -741,7 +847,9 @@ static int build_result(struct ct *ct, int cpu)
 			continue;
 		unsigned u = (th->avg_known ? 0 : REPORT_UNKNOWN_MEAN) |
 			     (has_hist(ct, th) ? 0 : REPORT_UNKNOWN_PCT);
-		res->count += th->cycles;
+		if (__builtin_add_overflow(res->count, th->cycles, &res->count))
+			return fail(ct, "thread",
+				    "the cycles of the threads on CPU %d add up past 2^64", cpu);
 		if (!th->cycles) {
 			idle_unk |= u;
 			continue;
@@ -754,19 +862,23 @@ static int build_result(struct ct *ct, int cpu)
 	}
 	res->unknown = REPORT_UNKNOWN_STDDEV | REPORT_UNKNOWN_MAX_AT | REPORT_UNKNOWN_MISSED |
 		       (res->count ? unk : idle_unk);
-	if (!res->count)
-		return 0;
-	if (!(res->unknown & REPORT_UNKNOWN_MEAN))
+	if (res->count && !(res->unknown & REPORT_UNKNOWN_MEAN))
 		res->mean = (uint64_t)llroundl(sum / (long double)res->count);
 	if (res->unknown & REPORT_UNKNOWN_PCT)
 		return 0;
+	/* Dense while the threads are added (one result at a time), sparse in the model. */
+	struct histogram *dense = calloc(1, sizeof(*dense));
+	if (!dense)
+		return -ENOMEM;
 	for (size_t i = 0; i < ct->n; i++)
 		if (ct->t[i].cpu == cpu && ct->t[i].cycles)
-			add_histogram(ct, res->hist, &ct->t[i]);
+			add_histogram(ct, dense, &ct->t[i]);
 	/* The same nearest-rank percentiles rtsoak computes for its own results. */
-	for (unsigned i = 0; i < REPORT_NPCT; i++)
-		res->pct[i] = histogram_percentile(res->hist, report_pct[i], res->min, res->max);
-	return 0;
+	for (unsigned i = 0; res->count && i < REPORT_NPCT; i++)
+		res->pct[i] = histogram_percentile(dense, report_pct[i], res->min, res->max);
+	res->hist = histogram_sparse_from(dense);
+	free(dense);
+	return res->hist ? 0 : -ENOMEM;
 }
 
 /* report_build_aggregates() merges results through recorders, which know
@@ -1043,6 +1155,9 @@ static int read_file(struct ct *ct, json_t *root)
 		return fail(ct, "thread", threads ? "is not an object" : "is missing");
 	if (!(ct->n = json_object_size(threads)))
 		return fail(ct, "thread", "holds no threads");
+	if (ct->n > REPORT_THREADS_MAX)
+		return fail(ct, "thread", "holds more than the readers' limit of %d threads",
+			    REPORT_THREADS_MAX);
 	nt = json_object_get(root, "num_threads");
 	if (nt && (!json_is_integer(nt) || (size_t)json_integer_value(nt) != ct->n))
 		return fail(ct, "num_threads", "does not match the %zu entries of thread", ct->n);

@@ -107,10 +107,12 @@ static int fill_col(struct hist_text *h, struct hist_col *c)
 
 	if (!res->count || !res->hist)
 		return 0;
-	left = malloc(sizeof(res->hist->bucket));
+	/* Densified for the put_exact() subtractions, one column at a time. */
+	left = calloc(HISTOGRAM_BUCKETS, sizeof(*left));
 	if (!left)
 		return -ENOMEM;
-	memcpy(left, res->hist->bucket, sizeof(res->hist->bucket));
+	for (size_t k = 0; k < res->hist->n; k++)
+		left[res->hist->e[k].index] = res->hist->e[k].count;
 	if (topped(res)) {
 		for (unsigned k = 0; k < res->ntop; k++)
 			put_exact(h, c, left, res->top[k].latency_ns);

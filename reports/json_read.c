@@ -15,16 +15,229 @@
 #include "cyclictest.h"
 #include "report.h"
 
+/* The big arrays, parsed one element at a time (split_top). */
+enum { BIG_RESULTS, BIG_AGGREGATES, BIG_SERIES, BIG_N };
+static const char *const big_key[BIG_N] = { "results", "aggregates", "series" };
+
 struct rd {
 	const char *file;
 	char *err;
 	size_t errlen;
+	const char *text; /* the file's text */
+	size_t len;
+	struct {
+		size_t start, end; /* '[' .. past ']' */
+		bool set;
+	} span[BIG_N];
 };
 
 static int fail(struct rd *rd, const char *where, const char *what)
 {
 	snprintf(rd->err, rd->errlen, "%s: %s: %s", rd->file, where, what);
 	return -EINVAL;
+}
+
+/* ------------------------------------------- piece-by-piece parsing -- */
+
+/* A report's results, aggregates and series are most of it: as one
+ * jansson tree (~45 B per value) a 32 MB report with 10^5 results cost
+ * 300 MB.  So the top level is split by hand, everything but those three
+ * arrays goes through jansson, and their elements are parsed and read one
+ * at a time (docs/BENCHMARKS.md, bench/readers.sh).  Anything unusual the
+ * splitter meets (a syntax error, an escaped top-level key, a duplicate)
+ * makes it give up with -EAGAIN: then the whole text is parsed in one
+ * piece as before, and jansson says what is wrong. */
+
+static size_t skip_ws(const char *t, size_t len, size_t p)
+{
+	while (p < len && (t[p] == ' ' || t[p] == '\t' || t[p] == '\n' || t[p] == '\r'))
+		p++;
+	return p;
+}
+
+/* Past the closing quote of the string that opens at t[p], or 0. */
+static size_t string_end(const char *t, size_t len, size_t p, bool *escaped)
+{
+	for (p++; p < len; p++) {
+		if (t[p] == '"')
+			return p + 1;
+		if (t[p] == '\\') {
+			*escaped = true;
+			p++;
+		}
+	}
+	return 0;
+}
+
+/* Past the end of the array at t[p], by brackets and strings alone (its
+ * elements are checked when they are parsed), or 0 when the text ends. */
+static size_t skip_array(const char *t, size_t len, size_t p)
+{
+	size_t depth = 0;
+	bool esc;
+
+	for (; p < len; p++) {
+		char c = t[p];
+		if (c == '"') {
+			if (!(p = string_end(t, len, p, &esc)))
+				return 0;
+			p--;
+		} else if (c == '[' || c == '{') {
+			depth++;
+		} else if ((c == ']' || c == '}') && --depth == 0) {
+			return p + 1;
+		}
+	}
+	return 0;
+}
+
+/* One JSON value at t[p] (parsed by jansson), its end in *end. */
+static json_t *value_at(struct rd *rd, size_t p, size_t limit, size_t *end, int *rc)
+{
+	json_error_t e;
+	json_t *v =
+	    json_loadb(rd->text + p, limit - p,
+		       JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &e);
+
+	if (!v) {
+		*rc = json_error_code(&e) == json_error_out_of_memory ? -ENOMEM : -EAGAIN;
+		return NULL;
+	}
+	*end = p + (size_t)e.position;
+	return v;
+}
+
+/* The top level, but the big arrays, as an object in *rootp; their spans in rd. */
+static int split_top(struct rd *rd, json_t **rootp)
+{
+	const char *t = rd->text;
+	size_t len = rd->len, p = skip_ws(t, len, 0), q;
+	json_t *root;
+	int rc = -EAGAIN;
+
+	*rootp = NULL;
+	if (p >= len || t[p] != '{' || !(root = json_object()))
+		return p < len && t[p] == '{' ? -ENOMEM : -EAGAIN;
+	p = skip_ws(t, len, p + 1);
+	if (p < len && t[p] == '}')
+		goto end;
+	for (;;) {
+		bool esc = false;
+		if (p >= len || t[p] != '"' || !(q = string_end(t, len, p, &esc)) || esc)
+			goto out;
+		size_t keylen = q - p - 2;
+		char *key = strndup(t + p + 1, keylen);
+		if (!key) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		int big = -1;
+		for (int k = 0; k < BIG_N; k++)
+			if (!strcmp(key, big_key[k]))
+				big = k;
+		p = skip_ws(t, len, q);
+		bool raw = strlen(key) != keylen; /* a NUL byte */
+		for (size_t k = 0; k < keylen && !raw; k++)
+			raw = (unsigned char)key[k] < 0x20;
+		if (raw || json_object_get(root, key) || (big >= 0 && rd->span[big].set) ||
+		    p >= len || t[p] != ':') {
+			free(key);
+			goto out;
+		}
+		p = skip_ws(t, len, p + 1);
+		if (big >= 0 && p < len && t[p] == '[') {
+			if (!(q = skip_array(t, len, p))) {
+				free(key);
+				goto out;
+			}
+			rd->span[big].start = p;
+			rd->span[big].end = q;
+			rd->span[big].set = true;
+			p = q;
+		} else {
+			json_t *v = value_at(rd, p, len, &p, &rc);
+			/* set_new fails on a key that is not UTF-8: jansson's to say */
+			if (!v || json_object_set_new(root, key, v)) {
+				free(key);
+				goto out;
+			}
+		}
+		free(key);
+		p = skip_ws(t, len, p);
+		if (p < len && t[p] == ',') {
+			p = skip_ws(t, len, p + 1);
+			continue;
+		}
+		if (p < len && t[p] == '}')
+			break;
+		goto out;
+	}
+end:
+	if (skip_ws(t, len, p + 1) != len)
+		goto out;
+	*rootp = root;
+	return 0;
+out:
+	json_decref(root);
+	return rc;
+}
+
+/* The elements of one big array: from the tree, or parsed from the text
+ * one at a time. */
+struct elems {
+	json_t *arr;   /* tree: the array */
+	size_t i, n;   /* elements given so far; the tree's size */
+	size_t p, end; /* text: where the next ',' or ']' is expected */
+	bool stream;
+};
+
+/* Does root (or the text) have the array at key?  0: e is set; 1: absent;
+ * -EINVAL: there but not an array. */
+static int elems_open(struct rd *rd, json_t *root, int big, struct elems *e)
+{
+	memset(e, 0, sizeof(*e));
+	if (rd->span[big].set) {
+		e->stream = true;
+		e->p = skip_ws(rd->text, rd->span[big].end, rd->span[big].start + 1);
+		e->end = rd->span[big].end;
+		return 0;
+	}
+	e->arr = json_object_get(root, big_key[big]);
+	if (!e->arr)
+		return 1;
+	if (!json_is_array(e->arr))
+		return fail(rd, big_key[big], "is not an array");
+	e->n = json_array_size(e->arr);
+	return 0;
+}
+
+/* 1 with the next element in *out (a reference: json_decref it), 0 at the end, or -errno
+ * (-EAGAIN: a syntax error, for the whole-text parse to name). */
+static int elems_next(struct rd *rd, struct elems *e, json_t **out)
+{
+	const char *t = rd->text;
+	int rc = -EAGAIN;
+
+	*out = NULL;
+	if (!e->stream) {
+		if (e->i >= e->n)
+			return 0;
+		*out = json_incref(json_array_get(e->arr, e->i++));
+		return 1;
+	}
+	if (e->p >= e->end)
+		return -EAGAIN;
+	if (t[e->p] == ']')
+		return e->p + 1 == e->end ? 0 : -EAGAIN;
+	if (e->i && t[e->p] != ',')
+		return -EAGAIN;
+	if (e->i)
+		e->p = skip_ws(t, e->end, e->p + 1);
+	if (!(*out = value_at(rd, e->p, e->end, &e->p, &rc)))
+		return rc;
+	e->p = skip_ws(t, e->end, e->p);
+	e->i++;
+	return 1;
 }
 
 static int get_u64(struct rd *rd, json_t *o, const char *key, const char *where, bool nullable,
@@ -60,13 +273,27 @@ static int get_str(struct rd *rd, json_t *o, const char *key, const char *where,
 	return 0;
 }
 
+static int cmp_entry(const void *x, const void *y)
+{
+	const struct histogram_entry *a = x, *b = y;
+
+	return (a->index > b->index) - (a->index < b->index);
+}
+
+/* Sparse, like the file: the model keeps only the entries there are. */
 static int read_histogram(struct rd *rd, json_t *h, struct report_result *res, const char *where)
 {
-	size_t i;
+	char path[96];
+	size_t i, n;
 	json_t *b;
 
+	snprintf(path, sizeof(path), "%s.histogram", where);
 	if (!json_is_array(h))
 		return fail(rd, where, "histogram is not an array");
+	if ((n = json_array_size(h)) > HISTOGRAM_BUCKETS)
+		return fail(rd, path, "has more entries than the layout has buckets (limit 3713)");
+	if (!(res->hist = histogram_sparse_alloc(n)))
+		return -ENOMEM;
 	json_array_foreach (h, i, b) {
 		json_t *lo = json_array_get(b, 0), *up = json_array_get(b, 1),
 		       *c = json_array_get(b, 2);
@@ -80,8 +307,24 @@ static int read_histogram(struct rd *rd, json_t *h, struct report_result *res, c
 		if (histogram_lower(idx) != lower)
 			return fail(rd, where,
 				    "histogram bucket does not match the log-linear layout");
-		res->hist->bucket[idx] += (uint64_t)json_integer_value(c);
+		uint64_t count = (uint64_t)json_integer_value(c);
+		/* A sum that wraps past 2^64 could equal count again. */
+		if (__builtin_add_overflow(res->hist->total, count, &res->hist->total))
+			return fail(rd, path, "counts add up past 2^64");
+		if (count)
+			res->hist->e[res->hist->n++] = (struct histogram_entry){ idx, count };
 	}
+	/* The writer's order is ascending and one entry per bucket; an edited
+	 * file may differ, which the dense reader used to absorb: sort and merge. */
+	qsort(res->hist->e, res->hist->n, sizeof(res->hist->e[0]), cmp_entry);
+	n = 0;
+	for (i = 0; i < res->hist->n; i++) {
+		if (n && res->hist->e[n - 1].index == res->hist->e[i].index)
+			res->hist->e[n - 1].count += res->hist->e[i].count; /* no overflow: total */
+		else
+			res->hist->e[n++] = res->hist->e[i];
+	}
+	res->hist->n = n;
 	return 0;
 }
 
@@ -99,6 +342,8 @@ static int read_result(struct rd *rd, struct report *r, json_t *o, bool aggregat
 	if ((rc = get_str(rd, o, "probe", where, &probe)) ||
 	    (rc = get_str(rd, o, "phase", where, &phase)))
 		return rc;
+	if (strlen(probe) > REPORT_NAME_MAX || strlen(phase) > REPORT_NAME_MAX)
+		return fail(rd, where, "probe or phase is longer than the limit of 255 bytes");
 	if (json_is_integer(cpu) && json_integer_value(cpu) >= 0 && json_integer_value(cpu) < 65536)
 		cpuno = (int)json_integer_value(cpu);
 	else if (json_is_string(cpu) && !strcmp(json_string_value(cpu), "all"))
@@ -123,6 +368,21 @@ static int read_result(struct rd *rd, struct report *r, json_t *o, bool aggregat
 	for (unsigned i = 0; i < REPORT_NPCT; i++)
 		if ((rc = get_u64(rd, o, report_pct_key[i], where, true, &res->pct[i], NULL)))
 			return rc;
+	/* What no run writes: the views and compare would show nonsense. */
+	if (res->count && res->min > res->max)
+		return fail(rd, where, "min_ns is larger than max_ns");
+	for (unsigned i = 0; res->count && i < REPORT_NPCT; i++) {
+		uint64_t below = i ? res->pct[i - 1] : res->min;
+		char msg[96];
+		if (res->pct[i] >= below && res->pct[i] <= res->max)
+			continue;
+		if (res->pct[i] > res->max)
+			snprintf(msg, sizeof(msg), "%s is larger than max_ns", report_pct_key[i]);
+		else /* percentiles never decrease */
+			snprintf(msg, sizeof(msg), "%s is smaller than %s", report_pct_key[i],
+				 i ? report_pct_key[i - 1] : "min_ns");
+		return fail(rd, where, msg);
+	}
 	json_t *counters = json_object_get(o, "counters");
 	if (counters) {
 		const char *key;
@@ -136,6 +396,8 @@ static int read_result(struct rd *rd, struct report *r, json_t *o, bool aggregat
 	}
 	if (!json_is_array(top))
 		return fail(rd, where, "top is not an array");
+	if (json_array_size(top) > RECORDER_TOP_MAX)
+		return fail(rd, where, "top holds more than the limit of 4096 samples");
 	res->ntop = (unsigned)json_array_size(top);
 	res->top = calloc(res->ntop ? res->ntop : 1, sizeof(*res->top));
 	if (!res->top)
@@ -148,24 +410,32 @@ static int read_result(struct rd *rd, struct report *r, json_t *o, bool aggregat
 			return rc;
 	}
 	rc = read_histogram(rd, json_object_get(o, "histogram"), res, where);
-	if (!rc && histogram_total(res->hist) != res->count)
+	if (!rc && res->hist->total != res->count)
 		return fail(rd, where, "histogram counts do not add up to count");
 	return rc;
 }
 
-static int read_results(struct rd *rd, struct report *r, json_t *root, const char *key,
-			bool aggregate)
+static int read_results(struct rd *rd, struct report *r, json_t *root, int big, bool aggregate)
 {
-	json_t *arr = json_object_get(root, key), *o;
-	size_t i;
-	int rc;
+	const char *key = big_key[big];
+	struct elems e;
+	json_t *o;
+	int rc = elems_open(rd, root, big, &e);
 
-	if (!json_is_array(arr))
-		return fail(rd, key, arr ? "is not an array" : "is missing");
-	json_array_foreach (arr, i, o)
-		if ((rc = read_result(rd, r, o, aggregate, i)))
+	if (rc)
+		return rc > 0 ? fail(rd, key, "is missing") : rc;
+	if (e.n > REPORT_RESULTS_MAX)
+		return fail(rd, key, "holds more than the readers' limit of 1000000 entries");
+	while ((rc = elems_next(rd, &e, &o)) > 0) {
+		if (e.i > REPORT_RESULTS_MAX)
+			rc = fail(rd, key, "holds more than the readers' limit of 1000000 entries");
+		else
+			rc = read_result(rd, r, o, aggregate, e.i - 1);
+		json_decref(o);
+		if (rc)
 			return rc;
-	return 0;
+	}
+	return rc;
 }
 
 /* An array of n unsigned integers (each at most max) from o[key]. */
@@ -208,6 +478,11 @@ static int read_one_series(struct rd *rd, struct report *r, json_t *o, size_t k)
 	if ((rc = get_str(rd, o, "probe", where, &probe)) ||
 	    (rc = get_u64(rd, o, "cpu", where, false, &cpuno, NULL)))
 		return rc;
+	if (strlen(probe) > REPORT_NAME_MAX)
+		return fail(rd, where, "probe is longer than the limit of 255 bytes");
+	/* 2^32 - 1 would be CPU -1 as an int. */
+	if (cpuno >= 65536)
+		return fail(rd, where, "cpu is not a CPU number (0..65535)");
 	struct report_series *rs = report_add_series(r, probe, (int)cpuno);
 	if (!rs)
 		return -ENOMEM;
@@ -218,6 +493,8 @@ static int read_one_series(struct rd *rd, struct report *r, json_t *o, size_t k)
 		return rc;
 	if (!rs->interval_ns)
 		return fail(rd, where, "interval_ns is 0");
+	if (n > REPORT_INTERVALS_MAX)
+		return fail(rd, w2, "n is above the readers' limit of 200000000 intervals");
 	if (!(c = get_column(rd, iv, "count", w2, n, UINT32_MAX, &rc)) ||
 	    !(m = get_column(rd, iv, "max_ns", w2, n, INT64_MAX, &rc)) ||
 	    !(sp = get_column(rd, iv, "spikes", w2, n, UINT32_MAX, &rc)) ||
@@ -240,6 +517,8 @@ static int read_one_series(struct rd *rd, struct report *r, json_t *o, size_t k)
 	    (rc = get_u64(rd, log, "overwritten", w2, false, &rs->spikes_overwritten, NULL)) ||
 	    (rc = get_u64(rd, log, "not_logged", w2, false, &rs->spikes_unlogged, NULL)))
 		return rc;
+	if (logged > REPORT_INTERVALS_MAX)
+		return fail(rd, w2, "logged is above the readers' limit of 200000000 spikes");
 	if (!(t = get_column(rd, log, "t_ns", w2, logged, INT64_MAX, &rc)) ||
 	    !(lat = get_column(rd, log, "latency_ns", w2, logged, INT64_MAX, &rc)) ||
 	    !(ph = get_column(rd, log, "phase", w2, logged, PROBE_MAX_PHASES - 1, &rc)))
@@ -258,22 +537,28 @@ static int read_one_series(struct rd *rd, struct report *r, json_t *o, size_t k)
 /* Optional sections (reports from before the time series have none). */
 static int read_series(struct rd *rd, struct report *r, json_t *root)
 {
-	json_t *a = json_object_get(root, "series"), *o;
-	json_t *an = json_object_get(root, "analysis");
-	size_t i;
+	json_t *an = json_object_get(root, "analysis"), *o;
+	struct elems e;
 	int rc;
 
 	if (an && !json_is_object(an))
 		return fail(rd, "analysis", "is not an object");
 	r->analysis = json_incref(an);
-	if (!a)
-		return 0;
-	if (!json_is_array(a))
-		return fail(rd, "series", "is not an array");
-	json_array_foreach (a, i, o)
-		if ((rc = read_one_series(rd, r, o, i)))
+	if ((rc = elems_open(rd, root, BIG_SERIES, &e)))
+		return rc > 0 ? 0 : rc;
+	if (e.n > REPORT_SERIES_MAX)
+		return fail(rd, "series", "holds more than the readers' limit of 65536 series");
+	while ((rc = elems_next(rd, &e, &o)) > 0) {
+		if (e.i > REPORT_SERIES_MAX)
+			rc = fail(rd, "series",
+				  "holds more than the readers' limit of 65536 series");
+		else
+			rc = read_one_series(rd, r, o, e.i - 1);
+		json_decref(o);
+		if (rc)
 			return rc;
-	return 0;
+	}
+	return rc;
 }
 
 static int read_root(struct rd *rd, struct report *r, json_t *root)
@@ -311,6 +596,8 @@ static int read_root(struct rd *rd, struct report *r, json_t *root)
 	r->realtime = json_is_true(json_object_get(run, "realtime"));
 	snprintf(r->start, sizeof(r->start), "%s", start);
 	snprintf(r->end, sizeof(r->end), "%s", end);
+	if (json_array_size(argv) > REPORT_LIST_MAX || json_array_size(warnings) > REPORT_LIST_MAX)
+		return fail(rd, "tool.argv/run.warnings", "more than the limit of 65536 entries");
 	r->tool_version = strdup(version);
 	r->argv = calloc(json_array_size(argv) + 1, sizeof(*r->argv));
 	if (!r->tool_version || !r->argv)
@@ -340,8 +627,8 @@ static int read_root(struct rd *rd, struct report *r, json_t *root)
 	r->ab = json_incref(json_object_get(root, "ab"));
 	if ((r->tweaks && !json_is_array(r->tweaks)) || (r->ab && !json_is_object(r->ab)))
 		return fail(rd, "tweaks/ab", "not an array/object");
-	if ((rc = read_results(rd, r, root, "results", false)) ||
-	    (rc = read_results(rd, r, root, "aggregates", true)))
+	if ((rc = read_results(rd, r, root, BIG_RESULTS, false)) ||
+	    (rc = read_results(rd, r, root, BIG_AGGREGATES, true)))
 		return rc;
 	return read_series(rd, r, root);
 }
@@ -349,8 +636,9 @@ static int read_root(struct rd *rd, struct report *r, json_t *root)
 int report_json_read(const char *path, struct report *r, char *err, size_t errlen)
 {
 	struct rd rd = { .file = path, .err = err, .errlen = errlen };
-	bool had_nan;
-	json_t *root;
+	bool had_nan, whole = false;
+	json_t *root = NULL;
+	char *text;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -359,30 +647,53 @@ int report_json_read(const char *path, struct report *r, char *err, size_t errle
 	 * writes a non-finite number, so a NaN in a file that is not
 	 * cyclictest's is an error.  Duplicate keys are rejected: a report is
 	 * machine-written, a duplicate means it was edited or corrupted. */
-	root = cyclictest_load(path, &had_nan, err, errlen);
-	if (!root)
-		return -EINVAL;
-	if (cyclictest_detect(root)) {
+	text = cyclictest_load_text(path, &rd.len, &had_nan, err, errlen);
+	if (!text)
+		return errno == ENOMEM ? -ENOMEM : -EINVAL;
+	rd.text = text;
+again:
+	if (whole) {
+		/* The splitter gave up: the whole text as one tree, and jansson's
+		 * word on what is wrong with it. */
+		memset(rd.span, 0, sizeof(rd.span));
+		root = cyclictest_parse_text(path, text, rd.len, err, errlen);
+		if (!root) {
+			free(text);
+			return errno == ENOMEM ? -ENOMEM : -EINVAL;
+		}
+	} else if ((rc = split_top(&rd, &root)) == -EAGAIN) {
+		whole = true;
+		goto again;
+	} else if (rc) {
+		free(text);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return rc;
+	}
+	if (cyclictest_detect(root)) { /* no big arrays: root is the whole file */
+		free(text);
 		rc = cyclictest_read(path, root, r, err, errlen); /* warns about NaN itself */
 		json_decref(root);
 		return rc;
 	}
-	if (had_nan) {
+	rc = -EINVAL;
+	if (had_nan)
 		snprintf(err, errlen, "%s: holds NaN or Infinity, which no rtsoak report does",
 			 path);
-		json_decref(root);
-		return -EINVAL;
-	}
-	if (json_is_object(root) && !json_object_get(root, "schema")) {
+	else if (json_is_object(root) && !json_object_get(root, "schema"))
 		snprintf(
 		    err, errlen,
 		    "%s: neither an rtsoak report (no \"schema\") nor a cyclictest --json file",
 		    path);
-		json_decref(root);
-		return -EINVAL;
-	}
-	rc = read_root(&rd, r, root);
+	else
+		rc = read_root(&rd, r, root);
 	json_decref(root);
+	root = NULL;
+	if (rc == -EAGAIN && !whole) { /* a syntax error inside a big array */
+		report_free(r);
+		whole = true;
+		goto again;
+	}
+	free(text);
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", path);
 	if (rc)

@@ -61,15 +61,14 @@ static json_t *result_json(const struct report_result *res)
 				      json_pack("{s:I, s:I}", "t_ns", (json_int_t)res->top[i].t_ns,
 						"latency_ns", (json_int_t)res->top[i].latency_ns));
 	json_object_set_new(o, "top", top);
-	for (unsigned i = 0; res->hist && i < HISTOGRAM_BUCKETS; i++) {
-		uint64_t c = res->hist->bucket[i];
-		if (!c)
-			continue;
+	for (size_t k = 0; res->hist && k < res->hist->n; k++) {
+		unsigned i = res->hist->e[k].index;
 		/* The overflow bucket has no upper bound of its own: the exact
 		 * max closes it. */
 		uint64_t up = i == HISTOGRAM_OVERFLOW ? res->max + 1 : histogram_upper(i);
-		json_array_append_new(hist, json_pack("[I, I, I]", (json_int_t)histogram_lower(i),
-						      (json_int_t)up, (json_int_t)c));
+		json_array_append_new(hist,
+				      json_pack("[I, I, I]", (json_int_t)histogram_lower(i),
+						(json_int_t)up, (json_int_t)res->hist->e[k].count));
 	}
 	json_object_set_new(o, "histogram", hist);
 	return o;

@@ -12,12 +12,21 @@
 #include <config.h>
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "svg.h"
 
-/* What character c becomes in HTML text and attribute values. */
+/* A C1 control (U+0080..U+009F, UTF-8 C2 80..C2 9F) at p: a page sent to a
+ * terminal (--html -) must not carry one raw, any more than ESC. */
+static bool c1_at(const unsigned char *p)
+{
+	return p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f;
+}
+
+/* What character c becomes in HTML text and attribute values: controls
+ * become U+FFFD, so nothing from a report acts on a terminal either. */
 static const char *entity(unsigned char c, char one[2])
 {
 	switch (c) {
@@ -32,7 +41,7 @@ static const char *entity(unsigned char c, char one[2])
 	case '\'':
 		return "&#39;";
 	default:
-		if (c < 0x20 && c != '\t' && c != '\n')
+		if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f)
 			return "&#xFFFD;";
 		one[0] = (char)c;
 		one[1] = '\0';
@@ -45,7 +54,7 @@ void svg_escape(FILE *f, const char *s)
 	char one[2];
 
 	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++)
-		fputs(entity(*p, one), f);
+		fputs(c1_at(p) ? (p++, "&#xFFFD;") : entity(*p, one), f);
 }
 
 void svg_attr(char *buf, size_t len, const char *name, const char *value)
@@ -62,10 +71,12 @@ void svg_attr(char *buf, size_t len, const char *name, const char *value)
 	/* A value too long for buf is cut between characters, never inside
 	 * an entity, and the quote still closes. */
 	for (const unsigned char *p = (const unsigned char *)(value ? value : ""); *p; p++) {
-		const char *e = entity(*p, one);
+		bool c1 = c1_at(p);
+		const char *e = c1 ? "&#xFFFD;" : entity(*p, one);
 		size_t el = strlen(e);
 		if (n + el + 2 > len)
 			break;
+		p += c1;
 		memcpy(buf + n, e, el);
 		n += el;
 	}
@@ -343,7 +354,7 @@ void svg_path_end(struct svg_path *pa)
 bool svg_drawable(const struct report_result *res)
 {
 	return res && res->count > 0 && res->hist && !(res->unknown & REPORT_UNKNOWN_PCT) &&
-	       histogram_total(res->hist) > 0;
+	       res->hist->total > 0;
 }
 
 /* A bucket's upper bound: the overflow bucket is closed by the exact max,
@@ -376,17 +387,10 @@ static bool latency_range(const struct svg_series *s, size_t n, double *lo, doub
 		const struct report_result *res = s[k].res;
 		if (!svg_drawable(res))
 			continue;
-		for (unsigned i = 0; i < HISTOGRAM_BUCKETS; i++)
-			if (res->hist->bucket[i]) {
-				double l = (double)histogram_lower(i);
-				*lo = fmin(*lo, l < 1 ? 1 : l);
-				break;
-			}
-		for (unsigned i = HISTOGRAM_BUCKETS; i-- > 0;)
-			if (res->hist->bucket[i]) {
-				*hi = fmax(*hi, (double)bucket_upper(res, i));
-				break;
-			}
+		/* Drawable: at least one entry, in ascending bucket order. */
+		double l = (double)histogram_lower(res->hist->e[0].index);
+		*lo = fmin(*lo, l < 1 ? 1 : l);
+		*hi = fmax(*hi, (double)bucket_upper(res, res->hist->e[res->hist->n - 1].index));
 		any = true;
 	}
 	if (!any)
@@ -441,9 +445,9 @@ size_t svg_histogram(FILE *f, const char *attrs, const char *label, const struct
 	if (!latency_range(s, n, &p.x.lo, &p.x.hi))
 		return 0;
 	for (size_t k = 0; k < n; k++)
-		for (unsigned i = 0; svg_drawable(s[k].res) && i < HISTOGRAM_BUCKETS; i++)
-			if (s[k].res->hist->bucket[i] > cmax)
-				cmax = s[k].res->hist->bucket[i];
+		for (size_t e = 0; svg_drawable(s[k].res) && e < s[k].res->hist->n; e++)
+			if (s[k].res->hist->e[e].count > cmax)
+				cmax = s[k].res->hist->e[e].count;
 	p.x = (struct svg_axis){ true, p.x.lo, p.x.hi, SVG_LEFT, SVG_RIGHT, SVG_TICKS_LATENCY };
 	/* 0.5 at the bottom: a bucket of one sample stands clear of the axis. */
 	p.y = (struct svg_axis){ true,	     0.5,     fmax(10, svg_ceil125((double)cmax * 1.5)),
@@ -461,21 +465,20 @@ size_t svg_histogram(FILE *f, const char *attrs, const char *label, const struct
 		series_attrs(f, "path", &s[k]);
 		/* The stored buckets, [lower, upper, count] as in the JSON. */
 		fputs(" data-buckets=\"", f);
-		for (unsigned i = 0; i < HISTOGRAM_BUCKETS; i++)
-			if (res->hist->bucket[i]) {
-				fprintf(f, "%s%llu,%llu,%llu", first ? "" : ";",
-					(unsigned long long)histogram_lower(i),
-					(unsigned long long)bucket_upper(res, i),
-					(unsigned long long)res->hist->bucket[i]);
-				first = false;
-			}
+		for (size_t e = 0; e < res->hist->n; e++) {
+			unsigned i = res->hist->e[e].index;
+			fprintf(f, "%s%llu,%llu,%llu", first ? "" : ";",
+				(unsigned long long)histogram_lower(i),
+				(unsigned long long)bucket_upper(res, i),
+				(unsigned long long)res->hist->e[e].count);
+			first = false;
+		}
 		/* A step line: each bucket is "V count H upper"; a gap of empty
 		 * buckets drops to the baseline and moves on. */
 		fputs("\" d=\"", f);
-		for (unsigned i = 0; i < HISTOGRAM_BUCKETS; i++) {
-			uint64_t c = res->hist->bucket[i], lo = histogram_lower(i);
-			if (!c)
-				continue;
+		for (size_t e = 0; e < res->hist->n; e++) {
+			unsigned i = res->hist->e[e].index;
+			uint64_t c = res->hist->e[e].count, lo = histogram_lower(i);
 			if (!open || lo != prev_hi) {
 				if (open) {
 					fputc('V', f);
@@ -543,8 +546,8 @@ size_t svg_exceedance(FILE *f, const char *attrs, const char *label, const struc
 	if (!latency_range(s, n, &p.x.lo, &p.x.hi))
 		return 0;
 	for (size_t k = 0; k < n; k++)
-		if (svg_drawable(s[k].res) && histogram_total(s[k].res->hist) > nmax)
-			nmax = histogram_total(s[k].res->hist);
+		if (svg_drawable(s[k].res) && s[k].res->hist->total > nmax)
+			nmax = s[k].res->hist->total;
 	p.x = (struct svg_axis){ true, p.x.lo, p.x.hi, SVG_LEFT, SVG_RIGHT, SVG_TICKS_LATENCY };
 	/* Down to below one sample in the largest series: its last step, the
 	 * max, sits one sample above the floor. */
@@ -561,7 +564,7 @@ size_t svg_exceedance(FILE *f, const char *attrs, const char *label, const struc
 
 		if (!svg_drawable(res))
 			continue;
-		total = left = histogram_total(res->hist);
+		total = left = res->hist->total;
 		series_attrs(f, "path", &s[k]);
 		fprintf(f, " data-total=\"%llu\"", (unsigned long long)total);
 		/* Exact at every bucket bound: from the upper bound of one
@@ -569,10 +572,9 @@ size_t svg_exceedance(FILE *f, const char *attrs, const char *label, const struc
 		 * at or above the latency is that of the next bucket and those
 		 * after it.  So "M lower0 1", then per bucket "H upper V rest". */
 		fputs(" d=\"", f);
-		for (unsigned i = 0; i < HISTOGRAM_BUCKETS; i++) {
-			uint64_t c = res->hist->bucket[i];
-			if (!c)
-				continue;
+		for (size_t e = 0; e < res->hist->n; e++) {
+			unsigned i = res->hist->e[e].index;
+			uint64_t c = res->hist->e[e].count;
 			if (first) {
 				fputc('M', f);
 				svg_num(f, svg_px(&p.x, (double)histogram_lower(i)));

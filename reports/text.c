@@ -34,9 +34,11 @@
 #include <config.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
+#include "util.h"
 
 #define LAT_W 7
 #define COUNT_W 6 /* "999999", "86.4G" */
@@ -53,7 +55,31 @@
 struct text_layout {
 	int probe_w, cpu_w;
 	bool color;
+	/* Aggregates sorted by (probe, phase, position), for aggregate_of()
+	 * in O(log n) per row; NULL (out of memory): a linear search. */
+	const struct report_result **agg;
 };
+
+/* Every string from the file goes out escaped (util_escape): a report must
+ * not be able to set the window title or clear the screen (issue 12). */
+static void put_esc(FILE *out, const char *s)
+{
+	size_t need = 4 * strlen(s) + 1; /* \xNN: 4 bytes for 1 */
+	char small[512], *buf = need <= sizeof(small) ? small : malloc(need);
+
+	if (!buf) { /* out of memory: drop what a terminal would act on */
+		for (const char *p = s; *p; p++)
+			fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, out);
+		return;
+	}
+	fputs(util_escape(s, buf, need), out);
+	if (buf != small)
+		free(buf);
+}
+
+/* Names (probe, phase) are at most REPORT_NAME_MAX bytes (json_read.c):
+ * escaped they fit 4 times that. */
+#define NAME_BUF (4 * 256 + 1)
 
 static void sgr(FILE *out, bool color, const char *code)
 {
@@ -131,9 +157,36 @@ static void cell_us(FILE *out, const struct text_layout *L, bool has, bool unkno
 	cell(out, L, LAT_W, buf, code);
 }
 
-static const struct report_result *aggregate_of(const struct report *r,
+static int agg_cmp(const struct report_result *a, const struct report_result *b)
+{
+	int c = strcmp(a->probe, b->probe);
+
+	return c ? c : strcmp(a->phase, b->phase);
+}
+
+static int agg_sort(const void *x, const void *y)
+{
+	const struct report_result *a = *(const struct report_result *const *)x,
+				   *b = *(const struct report_result *const *)y;
+	int c = agg_cmp(a, b);
+
+	return c ? c : (a > b) - (a < b);
+}
+
+static const struct report_result *aggregate_of(const struct report *r, const struct text_layout *L,
 						const struct report_result *res)
 {
+	if (L->agg) { /* the first of equal keys, as the linear search finds */
+		size_t lo = 0, hi = r->naggregates;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (agg_cmp(L->agg[mid], res) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo < r->naggregates && !agg_cmp(L->agg[lo], res) ? L->agg[lo] : NULL;
+	}
 	for (size_t i = 0; i < r->naggregates; i++)
 		if (!strcmp(r->aggregates[i].probe, res->probe) &&
 		    !strcmp(r->aggregates[i].phase, res->phase))
@@ -144,9 +197,10 @@ static const struct report_result *aggregate_of(const struct report *r,
 /* How much max stands out from the run: against the all-CPU p99, which one
  * bad CPU cannot drag up much.  A max of 3x p99 is a tail worth a look, 10x
  * a spike. */
-static const char *max_color(const struct report *r, const struct report_result *res)
+static const char *max_color(const struct report *r, const struct text_layout *L,
+			     const struct report_result *res)
 {
-	const struct report_result *agg = aggregate_of(r, res);
+	const struct report_result *agg = aggregate_of(r, L, res);
 	uint64_t ref;
 
 	if (!agg || !agg->count || (agg->unknown & REPORT_UNKNOWN_PCT))
@@ -164,14 +218,15 @@ static const char *max_color(const struct report *r, const struct report_result 
 static void row(FILE *out, const struct text_layout *L, const struct report *r,
 		const struct report_result *res)
 {
-	char cpu[16], buf[32];
+	char cpu[16], buf[32], probe[NAME_BUF];
 	bool has = res->count > 0, pct = res->unknown & REPORT_UNKNOWN_PCT;
 
 	if (res->cpu == REPORT_CPU_ALL)
 		snprintf(cpu, sizeof(cpu), "all");
 	else
 		snprintf(cpu, sizeof(cpu), "%d", res->cpu);
-	fprintf(out, "%-*s %*s", L->probe_w, res->probe, L->cpu_w, cpu);
+	fprintf(out, "%-*s %*s", L->probe_w, util_escape(res->probe, probe, sizeof(probe)),
+		L->cpu_w, cpu);
 	fmt_count(buf, sizeof(buf), res->count);
 	cell(out, L, COUNT_W, buf, NULL);
 	cell_us(out, L, has, false, res->min, NULL);
@@ -185,7 +240,7 @@ static void row(FILE *out, const struct text_layout *L, const struct report *r,
 		fmt_count(buf, sizeof(buf), res->missed);
 	cell(out, L, MISSED_W, buf,
 	     !(res->unknown & REPORT_UNKNOWN_MISSED) && res->missed ? SGR_YELLOW : NULL);
-	cell_us(out, L, has, false, res->max, has ? max_color(r, res) : NULL);
+	cell_us(out, L, has, false, res->max, has ? max_color(r, L, res) : NULL);
 	fputc('\n', out);
 }
 
@@ -233,9 +288,11 @@ static void phase_rows(FILE *out, const struct text_layout *L, const struct repo
 static void phase_heading(FILE *out, const struct text_layout *L, const char *phase)
 {
 	sgr(out, L->color, SGR_BOLD);
-	if (phase)
-		fprintf(out, "phase %s:", phase);
-	else
+	if (phase) {
+		fputs("phase ", out);
+		put_esc(out, phase);
+		fputc(':', out);
+	} else
 		fputs("all phases:", out);
 	sgr_off(out, L->color);
 	fputc('\n', out);
@@ -254,7 +311,9 @@ static void spikes_print(const struct report *r, FILE *out)
 
 		if (!rs->threshold_ns || !rs->spikes_total)
 			continue;
-		fprintf(out, "spikes: %s cpu %d: %llu > %.1f us", rs->probe, rs->cpu,
+		fputs("spikes: ", out);
+		put_esc(out, rs->probe);
+		fprintf(out, " cpu %d: %llu > %.1f us", rs->cpu,
 			(unsigned long long)rs->spikes_total, (double)rs->threshold_ns / 1000.0);
 		json_array_foreach (json_object_get(a, "patterns"), k, p)
 			fprintf(out, "; every %.3f s (+-%.1f ms) at +%.3f s, %.0f %% of them",
@@ -303,8 +362,10 @@ static void title(FILE *out, const struct text_layout *L, const struct report *r
 	}
 	fmt_duration(dur, sizeof(dur), r->duration_ns);
 	sgr(out, L->color, SGR_BOLD);
-	fprintf(out, "%s %s: ", r->tool_name ? r->tool_name : "rtsoak",
-		r->tool_version ? r->tool_version : "?");
+	put_esc(out, r->tool_name ? r->tool_name : "rtsoak");
+	fputc(' ', out);
+	put_esc(out, r->tool_version ? r->tool_version : "?");
+	fputs(": ", out);
 	sgr(out, L->color, status);
 	fputs(report_status_name(r->status), out);
 	sgr_off(out, L->color);
@@ -337,14 +398,123 @@ static int digits(int v)
 	return n;
 }
 
+/* Result positions sorted by (phase, position): each phase's rows are
+ * one run of it, in report order. */
+static const struct report *sort_r;
+
+static int by_phase(const void *x, const void *y)
+{
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	int c = strcmp(sort_r->results[a].phase, sort_r->results[b].phase);
+
+	return c ? c : (a > b) - (a < b);
+}
+
+struct phase_run {
+	size_t first, start, end; /* first result of the phase; its run in the order */
+};
+
+static int by_first(const void *x, const void *y)
+{
+	const struct phase_run *a = x, *b = y;
+
+	return (a->first > b->first) - (a->first < b->first);
+}
+
+static int agg_phase_sort(const void *x, const void *y)
+{
+	const struct report_result *a = *(const struct report_result *const *)x,
+				   *b = *(const struct report_result *const *)y;
+	int c = strcmp(a->phase, b->phase);
+
+	return c ? c : (a > b) - (a < b);
+}
+
+/* The aggregates of one phase, in report order, from aggs sorted by
+ * agg_phase_sort. */
+static void agg_rows(FILE *out, const struct text_layout *L, const struct report *r,
+		     const struct report_result **aggs, const char *phase)
+{
+	size_t lo = 0, hi = r->naggregates;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(aggs[mid]->phase, phase) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < r->naggregates && !strcmp(aggs[lo]->phase, phase); lo++)
+		row(out, L, r, aggs[lo]);
+}
+
+/* Phases in first-seen order, then their union ("all"), in O(n log n):
+ * a report may hold 10^5 results (bench/readers.sh).  False when out of
+ * memory, for the quadratic way. */
+static bool phases_sorted(FILE *out, const struct text_layout *L, const struct report *r)
+{
+	size_t *ord = malloc(r->nresults * sizeof(*ord)), nruns = 0, all = SIZE_MAX;
+	struct phase_run *run = malloc(r->nresults * sizeof(*run));
+	const struct report_result **aggs = malloc((r->naggregates + 1) * sizeof(*aggs));
+
+	if (!ord || !run || !aggs) {
+		free(ord);
+		free(run);
+		free(aggs);
+		return false;
+	}
+	for (size_t i = 0; i < r->naggregates; i++)
+		aggs[i] = &r->aggregates[i];
+	qsort(aggs, r->naggregates, sizeof(*aggs), agg_phase_sort);
+	for (size_t i = 0; i < r->nresults; i++)
+		ord[i] = i;
+	sort_r = r;
+	qsort(ord, r->nresults, sizeof(*ord), by_phase);
+	for (size_t i = 0; i < r->nresults; i++) {
+		if (i && !strcmp(r->results[ord[i]].phase, r->results[ord[i - 1]].phase)) {
+			run[nruns - 1].end = i + 1;
+			continue;
+		}
+		run[nruns++] = (struct phase_run){ ord[i], i, i + 1 };
+	}
+	qsort(run, nruns, sizeof(*run), by_first);
+	for (size_t k = 0; k < nruns; k++) {
+		const char *ph = r->results[run[k].first].phase;
+		if (!strcmp(ph, "all")) {
+			all = k;
+			continue;
+		}
+		phase_heading(out, L, ph);
+		for (size_t i = run[k].start; i < run[k].end; i++)
+			row(out, L, r, &r->results[ord[i]]);
+		agg_rows(out, L, r, aggs, ph);
+	}
+	phase_heading(out, L, NULL);
+	for (size_t i = all == SIZE_MAX ? 0 : run[all].start; all != SIZE_MAX && i < run[all].end;
+	     i++)
+		row(out, L, r, &r->results[ord[i]]);
+	agg_rows(out, L, r, aggs, "all");
+	free(ord);
+	free(run);
+	free(aggs);
+	return true;
+}
+
 void report_text_print(const struct report *r, FILE *out, bool color)
 {
 	struct text_layout L = { .probe_w = 5, .cpu_w = 3, .color = color };
+	const struct report_result **agg = malloc((r->naggregates + 1) * sizeof(*agg));
+	char name[NAME_BUF];
 
+	for (size_t i = 0; agg && i < r->naggregates; i++)
+		agg[i] = &r->aggregates[i];
+	if (agg)
+		qsort(agg, r->naggregates, sizeof(*agg), agg_sort);
+	L.agg = agg;
 	for (size_t i = 0; i < r->nresults + r->naggregates; i++) {
 		const struct report_result *res =
 		    i < r->nresults ? &r->results[i] : &r->aggregates[i - r->nresults];
-		int w = (int)strlen(res->probe);
+		int w = (int)strlen(util_escape(res->probe, name, sizeof(name)));
 		if (w > L.probe_w)
 			L.probe_w = w;
 		if (res->cpu >= 0 && digits(res->cpu) > L.cpu_w)
@@ -354,7 +524,7 @@ void report_text_print(const struct report *r, FILE *out, bool color)
 	header(out, &L);
 	if (!has_phases(r)) {
 		phase_rows(out, &L, r, "all");
-	} else {
+	} else if (!phases_sorted(out, &L, r)) {
 		/* Phases in first-seen order, then their union. */
 		for (size_t i = 0; i < r->nresults; i++) {
 			const char *ph = r->results[i].phase;
@@ -369,12 +539,13 @@ void report_text_print(const struct report *r, FILE *out, bool color)
 		phase_heading(out, &L, NULL);
 		phase_rows(out, &L, r, "all");
 	}
+	free(agg);
 	spikes_print(r, out);
 	/* The prefix stays plain for grep; the message carries the colour. */
 	for (size_t i = 0; i < r->nwarnings; i++) {
 		fputs("warning: ", out);
 		sgr(out, color, SGR_YELLOW);
-		fputs(r->warnings[i], out);
+		put_esc(out, r->warnings[i]);
 		sgr_off(out, color);
 		fputc('\n', out);
 	}

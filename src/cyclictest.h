@@ -30,8 +30,17 @@ int cyclictest_read(const char *path, json_t *root, struct report *r, char *err,
 /* Load `path` as cyclictest JSON, tolerating the non-JSON tokens cyclictest
  * prints for a thread without cycles (-nan; also nan, inf, -inf) by turning
  * them into null before parsing (only outside strings); sets *had_nan.
- * Returns the root, or NULL with err filled (file missing, not JSON with
- * line/column, truncated). */
+ * Returns the root, or NULL with err filled (file missing, not a regular
+ * file, larger than REPORT_FILE_MAX, not JSON with line/column, truncated)
+ * and errno ENOMEM when memory ran out, EINVAL otherwise. */
 json_t *cyclictest_load(const char *path, bool *had_nan, char *err, size_t errlen);
+
+/* cyclictest_load() in two steps, for a reader that parses the text piece
+ * by piece (json_read.c): the file's text with NaN and inf turned into
+ * null, NUL-terminated, *len bytes (free() it), or NULL as above; then
+ * the text parsed whole (NULL with err set and errno ENOMEM or EINVAL). */
+char *cyclictest_load_text(const char *path, size_t *len, bool *had_nan, char *err, size_t errlen);
+json_t *cyclictest_parse_text(const char *path, const char *text, size_t len, char *err,
+			      size_t errlen);
 
 #endif

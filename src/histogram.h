@@ -66,4 +66,33 @@ uint64_t histogram_percentile(const struct histogram *h, double p, uint64_t min,
 void histogram_rank_bounds(const struct histogram *h, uint64_t rank, uint64_t min, uint64_t max,
 			   uint64_t *lo, uint64_t *hi);
 
+/* The report model's histogram: only the non-empty buckets, in ascending
+ * bucket order, with their total.  A report holds one per result, and a
+ * dense histogram (30 KiB) each would make reading a report with many
+ * results cost gigabytes (issue 12); the probes' recorders keep the dense
+ * one, which is what the hot path indexes.  Merges densify one at a time
+ * (histogram_sparse_add_to). */
+struct histogram_entry {
+	uint32_t index;
+	uint64_t count; /* > 0 */
+};
+
+struct histogram_sparse {
+	size_t n;
+	uint64_t total; /* the sum of the counts (no overflow: the builders check) */
+	struct histogram_entry e[];
+};
+
+/* Room for n entries, n and total set to 0; NULL on ENOMEM. */
+struct histogram_sparse *histogram_sparse_alloc(size_t n);
+/* The non-empty buckets of h; NULL on ENOMEM or when h's total overflows 64 bits. */
+struct histogram_sparse *histogram_sparse_from(const struct histogram *h);
+/* dst += s. */
+void histogram_sparse_add_to(const struct histogram_sparse *s, struct histogram *dst);
+/* histogram_percentile() and histogram_rank_bounds() of the same buckets. */
+uint64_t histogram_sparse_percentile(const struct histogram_sparse *s, double p, uint64_t min,
+				     uint64_t max);
+void histogram_sparse_rank_bounds(const struct histogram_sparse *s, uint64_t rank, uint64_t min,
+				  uint64_t max, uint64_t *lo, uint64_t *hi);
+
 #endif

@@ -68,11 +68,9 @@ struct report_result *report_add_result(struct report *r, bool aggregate, const 
 	res->cpu = cpu;
 	res->probe = strdup(probe);
 	res->phase = strdup(phase);
-	res->hist = calloc(1, sizeof(*res->hist));
-	if (!res->probe || !res->phase || !res->hist) {
+	if (!res->probe || !res->phase) {
 		free(res->probe);
 		free(res->phase);
-		free(res->hist);
 		return NULL;
 	}
 	(*n)++;
@@ -83,7 +81,9 @@ int report_result_from_recorder(struct report_result *res, const struct recorder
 {
 	res->count = rec->count;
 	res->missed = rec->missed;
-	*res->hist = rec->hist;
+	free(res->hist);
+	if (!(res->hist = histogram_sparse_from(&rec->hist)))
+		return -ENOMEM;
 	res->ntop = 0;
 	free(res->top);
 	res->top = NULL;
@@ -113,10 +113,10 @@ static void recorder_from_result(struct recorder *rec, const struct report_resul
 {
 	rec->count = res->count;
 	rec->missed = res->missed;
-	if (res->hist)
-		rec->hist = *res->hist;
-	else /* an imported result without a histogram (REPORT_UNKNOWN_PCT) */
-		histogram_reset(&rec->hist);
+	/* Densified into the recorder: one at a time (report_build_aggregates). */
+	histogram_reset(&rec->hist);
+	if (res->hist) /* else an imported result without one (REPORT_UNKNOWN_PCT) */
+		histogram_sparse_add_to(res->hist, &rec->hist);
 	if (!res->count)
 		return;
 	rec->min = res->min;

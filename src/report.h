@@ -23,6 +23,18 @@
 #include "series.h"
 
 #define REPORT_SCHEMA "rtsoak-report/1"
+
+/* What the readers (reports/json_read.c, reports/cyclictest_read.c) accept,
+ * so that a big or hostile file costs bounded memory and time: beyond any
+ * of these a file is refused (exit 2) with a line naming the limit
+ * (rtsoak(1), SAFETY, Readers).  Memory is O(file size) within them. */
+#define REPORT_FILE_MAX (1ull << 30)   /* bytes of one file */
+#define REPORT_RESULTS_MAX 1000000     /* results; aggregates likewise */
+#define REPORT_SERIES_MAX 65536	       /* series */
+#define REPORT_INTERVALS_MAX 200000000 /* intervals, and logged spikes, per series */
+#define REPORT_NAME_MAX 255	       /* bytes of a probe or phase name */
+#define REPORT_LIST_MAX 65536	       /* argv entries; warnings */
+#define REPORT_THREADS_MAX 4096	       /* threads of a cyclictest file */
 #define REPORT_CPU_ALL (-1)
 
 enum report_status {
@@ -48,7 +60,9 @@ struct report_result {
 	uint64_t pct[REPORT_NPCT];
 	struct recorder_sample *top;
 	unsigned ntop;
-	struct histogram *hist;
+	/* Only the non-empty buckets (histogram.h); NULL when the source has
+	 * no histogram (REPORT_UNKNOWN_PCT). */
+	struct histogram_sparse *hist;
 	/* Probe-specific integer counters (net: sent, received, lost, ...), on
 	 * the phase "all" results and summed in aggregates; NULL if none. */
 	json_t *counters;
@@ -111,7 +125,7 @@ int report_status_parse(const char *name, enum report_status *out);
 /* Append a warning (printf-style).  Returns 0 or -ENOMEM. */
 int report_warn(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Append an empty result and return it (NULL on ENOMEM); it owns copies of
- * probe and phase and a zeroed histogram. */
+ * probe and phase, and no histogram yet (hist NULL). */
 struct report_result *report_add_result(struct report *r, bool aggregate, const char *probe,
 					int cpu, const char *phase);
 /* Fill a result's statistics from a recorder. */

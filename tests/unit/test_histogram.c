@@ -1,6 +1,7 @@
 /* Unit tests for the log-linear histogram. */
 #include <config.h>
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,12 +138,51 @@ static void histogram_percentiles_match_sorted_reference(void)
 	free(h);
 }
 
+/* The report model's sparse form gives what the dense one gives: the same
+ * buckets, total, percentiles and rank bounds, and densifies back. */
+static void histogram_sparse_matches_dense(void)
+{
+	struct histogram *h = calloc(1, sizeof(*h)), *back = calloc(1, sizeof(*back));
+	uint64_t min = UINT64_MAX, max = 0;
+	bool same = true;
+
+	for (int i = 0; i < 200000; i++) {
+		uint64_t v = rnd() % 5 ? 20000 + rnd() % 30000 : rnd() % (1ull << 38);
+		histogram_add(h, v);
+		min = v < min ? v : min;
+		max = v > max ? v : max;
+	}
+	struct histogram_sparse *s = histogram_sparse_from(h);
+	ok(s && s->total == histogram_total(h), "histogram_sparse_total_is_the_dense_total");
+	for (size_t k = 1; s && k < s->n; k++)
+		same &= s->e[k - 1].index < s->e[k].index && s->e[k].count > 0;
+	ok(s && same, "histogram_sparse_entries_ascend_and_are_non_empty");
+	same = s != NULL;
+	for (double p = 0.5; s && p <= 100; p += 0.731)
+		same &= histogram_sparse_percentile(s, p, min, max) ==
+			histogram_percentile(h, p, min, max);
+	for (uint64_t rank = 1; s && rank <= s->total; rank += 997) {
+		uint64_t a, b, c, d;
+		histogram_rank_bounds(h, rank, min, max, &a, &b);
+		histogram_sparse_rank_bounds(s, rank, min, max, &c, &d);
+		same &= a == c && b == d;
+	}
+	ok(same, "histogram_sparse_percentiles_and_rank_bounds_equal_dense");
+	if (s)
+		histogram_sparse_add_to(s, back);
+	ok(s && !memcmp(h, back, sizeof(*h)), "histogram_sparse_densifies_back_exactly");
+	free(s);
+	free(h);
+	free(back);
+}
+
 int main(void)
 {
-	tap_plan(13);
+	tap_plan(17);
 	histogram_relative_error_below_1pct();
 	histogram_edge_values();
 	histogram_merge_adds_counts();
 	histogram_percentiles_match_sorted_reference();
+	histogram_sparse_matches_dense();
 	return tap_done();
 }
