@@ -110,24 +110,6 @@ static void wrap_end(struct wrap *w)
 	w->col = 0;
 }
 
-/* Strings from the files go out escaped (util_escape): a report must not
- * be able to set the window title or clear the screen (issue 12).  A
- * string escapes to at most 4 bytes per byte. */
-static void put_esc(FILE *out, const char *s)
-{
-	size_t need = 4 * strlen(s) + 1;
-	char small[512], *buf = need <= sizeof(small) ? small : malloc(need);
-
-	if (!buf) { /* out of memory: drop what a terminal would act on */
-		for (const char *p = s; *p; p++)
-			fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, out);
-		return;
-	}
-	fputs(util_escape(s, buf, need), out);
-	if (buf != small)
-		free(buf);
-}
-
 /* util_escape() into a new string (NULL for NULL or out of memory). */
 static char *esc_dup(const char *s)
 {
@@ -159,13 +141,13 @@ static void side(FILE *out, bool color, const char *label, const char *path, con
 	fprintf(out, "%s:", label);
 	sgr_off(out, color, SGR_BOLD);
 	fputc(' ', out);
-	put_esc(out, path);
+	util_fputs_escaped(path, out);
 	fputs("  ", out);
-	put_esc(out, r->tool_name ? r->tool_name : "rtsoak");
+	util_fputs_escaped(r->tool_name ? r->tool_name : "rtsoak", out);
 	fputc(' ', out);
-	put_esc(out, r->tool_version ? r->tool_version : "?");
+	util_fputs_escaped(r->tool_version ? r->tool_version : "?", out);
 	fputs(", ", out);
-	put_esc(out, r->start[0] ? r->start : "start unknown");
+	util_fputs_escaped(r->start[0] ? r->start : "start unknown", out);
 	fprintf(out, ", %.1f s, %s\n", (double)r->duration_ns / 1e9, report_status_name(r->status));
 }
 
@@ -352,7 +334,7 @@ void compare_print(const struct comparison *c, const struct compare_limit *limit
 	for (i = 0; i < c->nwarnings; i++) {
 		fputs("warning: ", out);
 		sgr(out, color, SGR_YELLOW);
-		put_esc(out, c->warnings[i]);
+		util_fputs_escaped(c->warnings[i], out);
 		sgr_off(out, color, SGR_YELLOW);
 		fputc('\n', out);
 	}
@@ -360,11 +342,11 @@ void compare_print(const struct comparison *c, const struct compare_limit *limit
 		match_print(out, color, &c->m[i]);
 	for (i = 0; i < c->nonly_a; i++) {
 		fputs("\nonly in A: ", out);
-		put_esc(out, c->only_a[i]);
+		util_fputs_escaped(c->only_a[i], out);
 	}
 	for (i = 0; i < c->nonly_b; i++) {
 		fputs("\nonly in B: ", out);
-		put_esc(out, c->only_b[i]);
+		util_fputs_escaped(c->only_b[i], out);
 	}
 	if (c->nonly_a || c->nonly_b)
 		fputc('\n', out);

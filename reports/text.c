@@ -60,23 +60,6 @@ struct text_layout {
 	const struct report_result **agg;
 };
 
-/* Every string from the file goes out escaped (util_escape): a report must
- * not be able to set the window title or clear the screen (issue 12). */
-static void put_esc(FILE *out, const char *s)
-{
-	size_t need = 4 * strlen(s) + 1; /* \xNN: 4 bytes for 1 */
-	char small[512], *buf = need <= sizeof(small) ? small : malloc(need);
-
-	if (!buf) { /* out of memory: drop what a terminal would act on */
-		for (const char *p = s; *p; p++)
-			fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, out);
-		return;
-	}
-	fputs(util_escape(s, buf, need), out);
-	if (buf != small)
-		free(buf);
-}
-
 /* Names (probe, phase) are at most REPORT_NAME_MAX bytes (json_read.c):
  * escaped they fit 4 times that. */
 #define NAME_BUF (4 * 256 + 1)
@@ -290,7 +273,7 @@ static void phase_heading(FILE *out, const struct text_layout *L, const char *ph
 	sgr(out, L->color, SGR_BOLD);
 	if (phase) {
 		fputs("phase ", out);
-		put_esc(out, phase);
+		util_fputs_escaped(phase, out);
 		fputc(':', out);
 	} else
 		fputs("all phases:", out);
@@ -312,7 +295,7 @@ static void spikes_print(const struct report *r, FILE *out)
 		if (!rs->threshold_ns || !rs->spikes_total)
 			continue;
 		fputs("spikes: ", out);
-		put_esc(out, rs->probe);
+		util_fputs_escaped(rs->probe, out);
 		fprintf(out, " cpu %d: %llu > %.1f us", rs->cpu,
 			(unsigned long long)rs->spikes_total, (double)rs->threshold_ns / 1000.0);
 		json_array_foreach (json_object_get(a, "patterns"), k, p)
@@ -362,9 +345,9 @@ static void title(FILE *out, const struct text_layout *L, const struct report *r
 	}
 	fmt_duration(dur, sizeof(dur), r->duration_ns);
 	sgr(out, L->color, SGR_BOLD);
-	put_esc(out, r->tool_name ? r->tool_name : "rtsoak");
+	util_fputs_escaped(r->tool_name ? r->tool_name : "rtsoak", out);
 	fputc(' ', out);
-	put_esc(out, r->tool_version ? r->tool_version : "?");
+	util_fputs_escaped(r->tool_version ? r->tool_version : "?", out);
 	fputs(": ", out);
 	sgr(out, L->color, status);
 	fputs(report_status_name(r->status), out);
@@ -545,7 +528,7 @@ void report_text_print(const struct report *r, FILE *out, bool color)
 	for (size_t i = 0; i < r->nwarnings; i++) {
 		fputs("warning: ", out);
 		sgr(out, color, SGR_YELLOW);
-		put_esc(out, r->warnings[i]);
+		util_fputs_escaped(r->warnings[i], out);
 		sgr_off(out, color);
 		fputc('\n', out);
 	}

@@ -106,33 +106,37 @@ static unsigned sparse_rank_bucket(const struct histogram_sparse *s, uint64_t ra
 	return HISTOGRAM_OVERFLOW; /* not reached: seen == n >= rank */
 }
 
+/* The nearest rank of p among n samples in *rank, or, when no bucket
+ * estimate is needed, the answer in *v: 0 when empty, and the extreme ranks
+ * are known exactly (min, max). */
+static bool percentile_exact(uint64_t n, double p, uint64_t min, uint64_t max, uint64_t *rank,
+			     uint64_t *v)
+{
+	if (n == 0) {
+		*v = 0;
+		return true;
+	}
+	*rank = nearest_rank(p, n);
+	*v = *rank == n ? max : min;
+	return *rank == n || *rank == 1;
+}
+
 uint64_t histogram_percentile(const struct histogram *h, double p, uint64_t min, uint64_t max)
 {
-	uint64_t n = histogram_total(h);
+	uint64_t rank, v;
 
-	if (n == 0)
-		return 0;
-	uint64_t rank = nearest_rank(p, n);
-	/* The extreme ranks are known exactly: no bucket estimate. */
-	if (rank == n)
-		return max;
-	if (rank == 1)
-		return min;
+	if (percentile_exact(histogram_total(h), p, min, max, &rank, &v))
+		return v;
 	return bucket_estimate(dense_rank_bucket(h, rank), min, max);
 }
 
 uint64_t histogram_sparse_percentile(const struct histogram_sparse *s, double p, uint64_t min,
 				     uint64_t max)
 {
-	uint64_t n = s->total;
+	uint64_t rank, v;
 
-	if (n == 0)
-		return 0;
-	uint64_t rank = nearest_rank(p, n);
-	if (rank == n)
-		return max;
-	if (rank == 1)
-		return min;
+	if (percentile_exact(s->total, p, min, max, &rank, &v))
+		return v;
 	return bucket_estimate(sparse_rank_bucket(s, rank), min, max);
 }
 

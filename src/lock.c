@@ -49,39 +49,28 @@ static const char *const kind_name[] = {
 static struct lock **held;
 static size_t nheld, capheld;
 
-__attribute__((format(printf, 3, 4))) static void set_err(char *err, size_t len, const char *fmt,
-							  ...)
-{
-	va_list ap;
-
-	if (!err || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
-
 static int check_dir(int fd, const char *path, char *err, size_t errlen)
 {
 	struct stat st;
 
 	if (fstat(fd, &st) < 0) {
-		set_err(err, errlen, "%s: %s", path, strerror(errno));
+		util_errf(err, errlen, "%s: %s", path, strerror(errno));
 		return -errno;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		set_err(err, errlen, "%s: not a directory: refusing to keep locks there", path);
+		util_errf(err, errlen, "%s: not a directory: refusing to keep locks there", path);
 		return -ENOTDIR;
 	}
 	if (st.st_uid != geteuid()) {
-		set_err(err, errlen, "%s: owned by uid %u, not %u: refusing to keep locks there",
-			path, (unsigned)st.st_uid, (unsigned)geteuid());
+		util_errf(err, errlen, "%s: owned by uid %u, not %u: refusing to keep locks there",
+			  path, (unsigned)st.st_uid, (unsigned)geteuid());
 		return -EPERM;
 	}
 	if (st.st_mode & 022) {
-		set_err(err, errlen,
-			"%s: writable by group or others (mode %04o): refusing to keep locks there",
-			path, (unsigned)(st.st_mode & 07777));
+		util_errf(
+		    err, errlen,
+		    "%s: writable by group or others (mode %04o): refusing to keep locks there",
+		    path, (unsigned)(st.st_mode & 07777));
 		return -EPERM;
 	}
 	return 0;
@@ -94,8 +83,8 @@ static int open_subdir(int at, const char *name, const char *path, char *err, si
 
 	if (mkdirat(at, name, 0700) < 0 && errno != EEXIST) {
 		rc = -errno;
-		set_err(err, errlen, "no run directory for locks (cannot create %s: %s)", path,
-			strerror(errno));
+		util_errf(err, errlen, "no run directory for locks (cannot create %s: %s)", path,
+			  strerror(errno));
 		/* No /run, or a read-only one (a chroot, a minimal container):
 		 * the same as having none, not an unsafe one. */
 		return rc == -ENOENT || rc == -EROFS ? -ENOENT : rc;
@@ -104,10 +93,10 @@ static int open_subdir(int at, const char *name, const char *path, char *err, si
 	if (fd < 0) {
 		rc = -errno;
 		if (errno == ELOOP || errno == ENOTDIR)
-			set_err(err, errlen, "%s: not a directory (a symbolic link?): refusing it",
-				path);
+			util_errf(err, errlen,
+				  "%s: not a directory (a symbolic link?): refusing it", path);
 		else
-			set_err(err, errlen, "%s: %s", path, strerror(errno));
+			util_errf(err, errlen, "%s: %s", path, strerror(errno));
 		return rc;
 	}
 	if ((rc = check_dir(fd, path, err, errlen)) < 0) {
@@ -134,17 +123,17 @@ int lock_dir_open(char *dir, size_t dirlen, char *err, size_t errlen)
 	xdg = getenv("XDG_RUNTIME_DIR");
 	if (!xdg || xdg[0] != '/' ||
 	    (size_t)snprintf(path, sizeof(path), "%s/rtsoak", xdg) >= sizeof(path)) {
-		set_err(err, errlen, "no run directory for locks (not root, no XDG_RUNTIME_DIR)");
+		util_errf(err, errlen, "no run directory for locks (not root, no XDG_RUNTIME_DIR)");
 		return -ENOENT;
 	}
 	xfd = open(xdg, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (xfd < 0 || fstat(xfd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
 		if (xfd >= 0)
 			close(xfd);
-		set_err(err, errlen,
-			"no run directory for locks (XDG_RUNTIME_DIR %s is not a 0700 directory "
-			"of this user)",
-			xdg);
+		util_errf(err, errlen,
+			  "no run directory for locks (XDG_RUNTIME_DIR %s is not a 0700 directory "
+			  "of this user)",
+			  xdg);
 		return -ENOENT;
 	}
 	fd = open_subdir(xfd, "rtsoak", path, err, errlen);
@@ -319,16 +308,16 @@ static void busy_err(char *err, size_t errlen, enum lock_kind kind, const char *
 	util_escape(rep, e2, sizeof(e2));
 	switch (kind) {
 	case LOCK_TWEAK:
-		set_err(err, errlen, "%s is being tweaked by rtsoak pid %ld (report %s)", e1, pid,
-			e2);
+		util_errf(err, errlen, "%s is being tweaked by rtsoak pid %ld (report %s)", e1, pid,
+			  e2);
 		break;
 	case LOCK_OUTPUT:
-		set_err(err, errlen, "%s is the report of rtsoak pid %ld, which is still running",
-			e1, pid);
+		util_errf(err, errlen, "%s is the report of rtsoak pid %ld, which is still running",
+			  e1, pid);
 		break;
 	case LOCK_JOURNAL:
-		set_err(err, errlen, "the journal %s is in use by rtsoak pid %ld (report %s)", e1,
-			pid, e2);
+		util_errf(err, errlen, "the journal %s is in use by rtsoak pid %ld (report %s)", e1,
+			  pid, e2);
 		break;
 	}
 }
@@ -344,11 +333,11 @@ int lock_take(struct lock *l, enum lock_kind kind, const char *path, const char 
 	if (l->held)
 		return 0;
 	if (lock_name(kind, path, name, sizeof(name)) < 0) {
-		set_err(err, errlen, "%s: name too long for a lock", path);
+		util_errf(err, errlen, "%s: name too long for a lock", path);
 		return -ENAMETOOLONG;
 	}
 	if (is_held(name)) {
-		set_err(err, errlen, "%s: locked twice by this run", path);
+		util_errf(err, errlen, "%s: locked twice by this run", path);
 		return -EALREADY;
 	}
 	if ((dfd = lock_dir_open(NULL, 0, err, errlen)) < 0)
@@ -360,13 +349,13 @@ int lock_take(struct lock *l, enum lock_kind kind, const char *path, const char 
 		fd = openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd < 0) {
 			rc = -errno;
-			set_err(err, errlen, "lock for %s: %s", path, strerror(errno));
+			util_errf(err, errlen, "lock for %s: %s", path, strerror(errno));
 			goto out;
 		}
 		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
 		    st.st_nlink != 1) {
-			set_err(err, errlen, "lock for %s: %s is not a lock file rtsoak made", path,
-				name);
+			util_errf(err, errlen, "lock for %s: %s is not a lock file rtsoak made",
+				  path, name);
 			rc = -EPERM;
 			goto out;
 		}
@@ -378,7 +367,7 @@ int lock_take(struct lock *l, enum lock_kind kind, const char *path, const char 
 			continue;
 		}
 		if (rc != -EAGAIN && rc != -EACCES) {
-			set_err(err, errlen, "lock for %s: %s", path, strerror(-rc));
+			util_errf(err, errlen, "lock for %s: %s", path, strerror(-rc));
 			goto out;
 		}
 		read_content(fd, content, sizeof(content));
@@ -399,14 +388,14 @@ int lock_take(struct lock *l, enum lock_kind kind, const char *path, const char 
 	put_value(content, sizeof(content), &o, "report", report ? report : "-");
 	if (ftruncate(fd, 0) < 0 || pwrite(fd, content, o, 0) != (ssize_t)o) {
 		rc = errno ? -errno : -EIO;
-		set_err(err, errlen, "lock for %s: %s", path, strerror(-rc));
+		util_errf(err, errlen, "lock for %s: %s", path, strerror(-rc));
 		unlinkat(dfd, name, 0);
 		goto out;
 	}
 	l->fd = fd;
 	snprintf(l->name, sizeof(l->name), "%s", name);
 	if ((rc = remember(l)) < 0) {
-		set_err(err, errlen, "lock for %s: out of memory", path);
+		util_errf(err, errlen, "lock for %s: out of memory", path);
 		unlinkat(dfd, name, 0);
 		goto out;
 	}

@@ -28,16 +28,6 @@ struct target {
 	const char *what;    /* IN_PLACE: the node's type, for the notice */
 };
 
-static const char *type_name(mode_t m)
-{
-	return S_ISDIR(m)    ? "a directory"
-	       : S_ISBLK(m)  ? "a block device"
-	       : S_ISSOCK(m) ? "a socket"
-	       : S_ISCHR(m)  ? "a character device"
-	       : S_ISFIFO(m) ? "a FIFO"
-			     : "not a file";
-}
-
 static int join(char *out, size_t len, const char *link_path, const char *target)
 {
 	const char *slash = strrchr(link_path, '/');
@@ -131,14 +121,15 @@ static int resolve(const char *path, struct target *t, char *why, size_t len)
 		t->kind = OUTPUT_IN_PLACE;
 		t->append = S_ISREG(st.st_mode);
 		t->what =
-		    S_ISREG(st.st_mode) ? "an open file (appended to)" : type_name(st.st_mode);
+		    S_ISREG(st.st_mode) ? "an open file (appended to)" : util_file_type(st.st_mode);
 		return 0;
 	}
 	if (hops)
 		snprintf(why, len, "'%s' leads to %s ('%s'): give a file name", path,
-			 type_name(st.st_mode), cur);
+			 util_file_type(st.st_mode), cur);
 	else
-		snprintf(why, len, "'%s' is %s: give a file name", path, type_name(st.st_mode));
+		snprintf(why, len, "'%s' is %s: give a file name", path,
+			 util_file_type(st.st_mode));
 	return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
 }
 
@@ -260,23 +251,11 @@ int output_write_with(const char *path, int (*fill)(FILE *f, void *arg), void *a
 	return rc;
 }
 
-struct buffer {
-	const char *data;
-	size_t len;
-};
-
-static int fill_buffer(FILE *f, void *arg)
-{
-	const struct buffer *b = arg;
-
-	return fwrite(b->data, 1, b->len, f) == b->len ? 0 : errno ? -errno : -EIO;
-}
-
 int output_write(const char *path, const char *data, size_t len)
 {
-	struct buffer b = { data, len };
+	struct util_buffer b = { data, len };
 
-	return output_write_with(path, fill_buffer, &b);
+	return output_write_with(path, util_fill_buffer, &b);
 }
 
 /* ---------------------------------------------------------- stale temps -- */

@@ -28,18 +28,6 @@
 
 #define WHY_MAX 512
 
-__attribute__((format(printf, 3, 4))) static void set_err(char *err, size_t len, const char *fmt,
-							  ...)
-{
-	va_list ap;
-
-	if (!err || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
-
 __attribute__((format(printf, 3, 4))) static void add_err(char *err, size_t len, const char *fmt,
 							  ...)
 {
@@ -337,8 +325,8 @@ static bool deny_err(const char *real, char *why, size_t whylen)
 	const char *d = denied(real);
 
 	if (d)
-		set_err(why, whylen,
-			"refused: %s (rtsoak never writes it: see SAFETY in rtsoak(1))", d);
+		util_errf(why, whylen,
+			  "refused: %s (rtsoak never writes it: see SAFETY in rtsoak(1))", d);
 	return d != NULL;
 }
 
@@ -353,40 +341,40 @@ static bool path_ok(const char *path, char *real, char *why, size_t whylen)
 
 	if (!realpath(path, real)) {
 		real[0] = '\0';
-		set_err(why, whylen, "%s", strerror(errno));
+		util_errf(why, whylen, "%s", strerror(errno));
 		return false;
 	}
 	if (!under(real, "/sys") && !under(real, "/proc/sys")) {
-		set_err(why, whylen, "not under /sys or /proc/sys");
+		util_errf(why, whylen, "not under /sys or /proc/sys");
 		return false;
 	}
 	if (deny_err(real, why, whylen))
 		return false;
 	if (stat(real, &st) < 0) {
-		set_err(why, whylen, "%s", strerror(errno));
+		util_errf(why, whylen, "%s", strerror(errno));
 		return false;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		set_err(why, whylen, "not a regular file");
+		util_errf(why, whylen, "not a regular file");
 		return false;
 	}
 	/* root passes access(W_OK) on a 0444 sysfs file, yet the kernel has no
 	 * store method for it: the mode bits are the real answer. */
 	if (!(st.st_mode & 0222)) {
-		set_err(why, whylen, "read-only (mode %04o)", (unsigned)(st.st_mode & 07777));
+		util_errf(why, whylen, "read-only (mode %04o)", (unsigned)(st.st_mode & 07777));
 		return false;
 	}
 	if (!(st.st_mode & 0444)) {
-		set_err(why, whylen, "write-only (mode %04o): its value cannot be restored",
-			(unsigned)(st.st_mode & 07777));
+		util_errf(why, whylen, "write-only (mode %04o): its value cannot be restored",
+			  (unsigned)(st.st_mode & 07777));
 		return false;
 	}
 	if (access(real, R_OK | W_OK) < 0) {
-		set_err(why, whylen, "%s", strerror(errno));
+		util_errf(why, whylen, "%s", strerror(errno));
 		return false;
 	}
 	if ((rc = value_read(real, value, sizeof(value))) < 0) {
-		set_err(why, whylen, "cannot read: %s", reason(-rc));
+		util_errf(why, whylen, "cannot read: %s", reason(-rc));
 		return false;
 	}
 	return true;
@@ -403,9 +391,9 @@ static void tweak_free(struct tweak *t)
 static void add_path_err(char *err, size_t len, const char *p, const char *real, const char *why)
 {
 	if (*real && strcmp(p, real))
-		set_err(err, len, "--set %s (-> %s): %s", p, real, why);
+		util_errf(err, len, "--set %s (-> %s): %s", p, real, why);
 	else
-		set_err(err, len, "--set %s: %s", p, why);
+		util_errf(err, len, "--set %s: %s", p, why);
 }
 
 static int add_one(struct tweak_set *ts, size_t first, const char *p, const char *value, char *err,
@@ -430,7 +418,7 @@ static int add_one(struct tweak_set *ts, size_t first, const char *p, const char
 	memset(t, 0, sizeof(*t));
 	if (!(t->path = strdup(real)) || !(t->value = strdup(value))) {
 		tweak_free(t);
-		set_err(err, errlen, "--set %s: out of memory", p);
+		util_errf(err, errlen, "--set %s: out of memory", p);
 		return -ENOMEM;
 	}
 	ts->n++;
@@ -567,63 +555,64 @@ int tweak_add(struct tweak_set *ts, const char *spec, char *err, size_t errlen)
 	int rc = 0;
 
 	if (!eq) {
-		set_err(err, errlen, "--set %s: expected PATH=VALUE", spec);
+		util_errf(err, errlen, "--set %s: expected PATH=VALUE", spec);
 		return -EINVAL;
 	}
 	plen = (size_t)(eq - spec);
 	value = eq + 1;
 	if (!plen) {
-		set_err(err, errlen, "--set %s: needs a path (PATH=VALUE)", spec);
+		util_errf(err, errlen, "--set %s: needs a path (PATH=VALUE)", spec);
 		return -EINVAL;
 	}
 	if (plen >= sizeof(pattern)) {
-		set_err(err, errlen, "--set %.64s...: path too long", spec);
+		util_errf(err, errlen, "--set %.64s...: path too long", spec);
 		return -EINVAL;
 	}
 	memcpy(pattern, spec, plen);
 	pattern[plen] = '\0';
 	if (pattern[0] != '/') {
-		set_err(err, errlen, "--set %s: needs an absolute path", pattern);
+		util_errf(err, errlen, "--set %s: needs an absolute path", pattern);
 		return -EINVAL;
 	}
 	if (!value[strspn(value, " \t")]) {
-		set_err(err, errlen, "--set %s: needs a value (PATH=VALUE)", pattern);
+		util_errf(err, errlen, "--set %s: needs a value (PATH=VALUE)", pattern);
 		return -EINVAL;
 	}
 	if (strlen(value) >= TWEAK_VALUE_MAX) {
-		set_err(err, errlen, "--set %s: value longer than %d bytes", pattern,
-			TWEAK_VALUE_MAX - 1);
+		util_errf(err, errlen, "--set %s: value longer than %d bytes", pattern,
+			  TWEAK_VALUE_MAX - 1);
 		return -EINVAL;
 	}
 	/* sysfs takes one value per write; a newline inside would be parsed
 	 * (or ignored) differently by every attribute. */
 	if (strchr(value, '\n')) {
-		set_err(err, errlen, "--set %s: the value contains a newline", pattern);
+		util_errf(err, errlen, "--set %s: the value contains a newline", pattern);
 		return -EINVAL;
 	}
 	/* A plain path is not globbed, so that a missing file says ENOENT. */
 	if (strpbrk(pattern, "*?[")) {
 		rc = tweak_glob(pattern, &matches);
 		if (rc == -ENOMEM) {
-			set_err(err, errlen, "--set %s: out of memory", pattern);
+			util_errf(err, errlen, "--set %s: out of memory", pattern);
 			goto out;
 		}
 		if (rc == -EOVERFLOW) {
-			set_err(err, errlen, "--set %s: matches more than %d files (the limit)",
-				pattern, TWEAK_GLOB_MATCHES);
+			util_errf(err, errlen, "--set %s: matches more than %d files (the limit)",
+				  pattern, TWEAK_GLOB_MATCHES);
 			rc = -EINVAL;
 			goto out;
 		}
 		if (rc == -E2BIG) {
-			set_err(err, errlen,
-				"--set %s: expanding it reads more than %d directory entries (the "
-				"limit): make the pattern narrower",
-				pattern, TWEAK_GLOB_ENTRIES);
+			util_errf(
+			    err, errlen,
+			    "--set %s: expanding it reads more than %d directory entries (the "
+			    "limit): make the pattern narrower",
+			    pattern, TWEAK_GLOB_ENTRIES);
 			rc = -EINVAL;
 			goto out;
 		}
 		if (!rc) {
-			set_err(err, errlen, "--set %s: matches no file", pattern);
+			util_errf(err, errlen, "--set %s: matches no file", pattern);
 			rc = -EINVAL;
 			goto out;
 		}
@@ -632,13 +621,14 @@ int tweak_add(struct tweak_set *ts, const char *spec, char *err, size_t errlen)
 		rc = 0;
 	}
 	if (ts->n + npaths > TWEAK_MAX) {
-		set_err(err, errlen, "--set %s: more than %d files to tweak in one run (the limit)",
-			pattern, TWEAK_MAX);
+		util_errf(err, errlen,
+			  "--set %s: more than %d files to tweak in one run (the limit)", pattern,
+			  TWEAK_MAX);
 		rc = -EINVAL;
 		goto out;
 	}
 	if (!(v = realloc(ts->v, (ts->n + npaths) * sizeof(*v)))) {
-		set_err(err, errlen, "--set %s: out of memory", pattern);
+		util_errf(err, errlen, "--set %s: out of memory", pattern);
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -725,7 +715,7 @@ int tweak_journal_parse(const char *text, size_t len, struct tweak_journal *j, c
 	memset(j, 0, sizeof(*j));
 	if (!(root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je))) {
 		util_escape(je.text, esc, sizeof(esc));
-		set_err(err, errlen, "not JSON: line %d: %s", je.line, esc);
+		util_errf(err, errlen, "not JSON: line %d: %s", je.line, esc);
 		return -EINVAL;
 	}
 	schema = json_string_value(json_object_get(root, "schema"));
@@ -733,31 +723,31 @@ int tweak_journal_parse(const char *text, size_t len, struct tweak_journal *j, c
 	pid = json_object_get(root, "pid");
 	if (!schema || strcmp(schema, TWEAK_JOURNAL_SCHEMA)) {
 		util_escape(schema ? schema : "missing", esc, sizeof(esc));
-		set_err(err, errlen, "not an rtsoak journal (schema %s, expected %s)", esc,
-			TWEAK_JOURNAL_SCHEMA);
+		util_errf(err, errlen, "not an rtsoak journal (schema %s, expected %s)", esc,
+			  TWEAK_JOURNAL_SCHEMA);
 		goto out;
 	}
 	if (pid && !json_is_integer(pid)) {
-		set_err(err, errlen, "\"pid\" is not an integer");
+		util_errf(err, errlen, "\"pid\" is not an integer");
 		goto out;
 	}
 	j->pid = json_integer_value(pid);
 	if (!json_is_array(list)) {
-		set_err(err, errlen, "\"tweaks\" is not an array");
+		util_errf(err, errlen, "\"tweaks\" is not an array");
 		goto out;
 	}
 	if (json_array_size(list) > TWEAK_MAX) {
-		set_err(err, errlen, "more than %d tweaks", TWEAK_MAX);
+		util_errf(err, errlen, "more than %d tweaks", TWEAK_MAX);
 		goto out;
 	}
 	j->report = member(root, "report", PATH_MAX, &bad);
 	if (bad) {
-		set_err(err, errlen, "\"report\" is not a path");
+		util_errf(err, errlen, "\"report\" is not a path");
 		goto out;
 	}
 	if (!(j->v = calloc(json_array_size(list) + 1, sizeof(*j->v)))) {
 		rc = -ENOMEM;
-		set_err(err, errlen, "out of memory");
+		util_errf(err, errlen, "out of memory");
 		goto out;
 	}
 	json_array_foreach (list, i, o) {
@@ -768,10 +758,10 @@ int tweak_journal_parse(const char *text, size_t len, struct tweak_journal *j, c
 		t->original = member(o, "original", TWEAK_VALUE_MAX, &b2);
 		t->value = member(o, "value", TWEAK_VALUE_MAX, &b3);
 		if (!t->path || !t->original || b1 || b2 || b3) {
-			set_err(err, errlen,
-				"tweaks[%zu] needs \"path\" and \"original\" strings (a path, "
-				"values shorter than %d bytes)",
-				i, TWEAK_VALUE_MAX);
+			util_errf(err, errlen,
+				  "tweaks[%zu] needs \"path\" and \"original\" strings (a path, "
+				  "values shorter than %d bytes)",
+				  i, TWEAK_VALUE_MAX);
 			goto out;
 		}
 	}
@@ -779,16 +769,6 @@ int tweak_journal_parse(const char *text, size_t len, struct tweak_journal *j, c
 out:
 	json_decref(root);
 	return rc;
-}
-
-static const char *file_type(mode_t m)
-{
-	return S_ISDIR(m)    ? "a directory"
-	       : S_ISFIFO(m) ? "a FIFO"
-	       : S_ISCHR(m)  ? "a character device"
-	       : S_ISBLK(m)  ? "a block device"
-	       : S_ISSOCK(m) ? "a socket"
-			     : "not a regular file";
 }
 
 /* Read a journal without trusting it: never follow a symlink, never block
@@ -809,50 +789,51 @@ static int journal_load(const char *journal, struct tweak_journal *j, struct sta
 	if (fd < 0) {
 		rc = -errno;
 		if (errno == ELOOP)
-			set_err(err, errlen,
-				"%s: a symbolic link: not following it (give the journal "
-				"itself)",
-				name);
+			util_errf(err, errlen,
+				  "%s: a symbolic link: not following it (give the journal "
+				  "itself)",
+				  name);
 		else if (errno == ENXIO)
-			set_err(err, errlen, "%s: not a regular file (a socket?)", name);
+			util_errf(err, errlen, "%s: not a regular file (a socket?)", name);
 		else
-			set_err(err, errlen, "%s: %s", name, strerror(errno));
+			util_errf(err, errlen, "%s: %s", name, strerror(errno));
 		return rc == -ELOOP ? -EPERM : rc;
 	}
 	if (fstat(fd, st) < 0) {
 		rc = -errno;
-		set_err(err, errlen, "%s: %s", name, strerror(errno));
+		util_errf(err, errlen, "%s: %s", name, strerror(errno));
 		goto out;
 	}
 	if (!S_ISREG(st->st_mode)) {
-		set_err(err, errlen, "%s: not a journal: %s", name, file_type(st->st_mode));
+		util_errf(err, errlen, "%s: not a journal: %s", name, util_file_type(st->st_mode));
 		rc = -EINVAL;
 		goto out;
 	}
 	if (st->st_uid != geteuid()) {
-		set_err(err, errlen,
-			"%s: owned by uid %u, not %u: not a journal rtsoak can trust (another user "
-			"could have written it)",
-			name, (unsigned)st->st_uid, (unsigned)geteuid());
+		util_errf(
+		    err, errlen,
+		    "%s: owned by uid %u, not %u: not a journal rtsoak can trust (another user "
+		    "could have written it)",
+		    name, (unsigned)st->st_uid, (unsigned)geteuid());
 		rc = -EPERM;
 		goto out;
 	}
 	if (st->st_mode & 022) {
-		set_err(err, errlen,
-			"%s: writable by group or others (mode %04o): not a journal rtsoak can "
-			"trust",
-			name, (unsigned)(st->st_mode & 07777));
+		util_errf(err, errlen,
+			  "%s: writable by group or others (mode %04o): not a journal rtsoak can "
+			  "trust",
+			  name, (unsigned)(st->st_mode & 07777));
 		rc = -EPERM;
 		goto out;
 	}
 	if (st->st_size > TWEAK_JOURNAL_MAX) {
-		set_err(err, errlen, "%s: larger than %d bytes: not a journal", name,
-			TWEAK_JOURNAL_MAX);
+		util_errf(err, errlen, "%s: larger than %d bytes: not a journal", name,
+			  TWEAK_JOURNAL_MAX);
 		rc = -EFBIG;
 		goto out;
 	}
 	if (!(text = malloc((size_t)st->st_size + 1))) {
-		set_err(err, errlen, "%s: out of memory", name);
+		util_errf(err, errlen, "%s: out of memory", name);
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -863,7 +844,7 @@ static int journal_load(const char *journal, struct tweak_journal *j, struct sta
 			continue;
 		if (r < 0) {
 			rc = -errno;
-			set_err(err, errlen, "%s: %s", name, strerror(errno));
+			util_errf(err, errlen, "%s: %s", name, strerror(errno));
 			free(text);
 			goto out;
 		}
@@ -871,7 +852,7 @@ static int journal_load(const char *journal, struct tweak_journal *j, struct sta
 			break;
 		n += (size_t)r;
 		if (n > (size_t)st->st_size) {
-			set_err(err, errlen, "%s: grew while being read", name);
+			util_errf(err, errlen, "%s: grew while being read", name);
 			rc = -EINVAL;
 			free(text);
 			goto out;
@@ -880,7 +861,7 @@ static int journal_load(const char *journal, struct tweak_journal *j, struct sta
 	rc = tweak_journal_parse(text, n, j, why, sizeof(why));
 	free(text);
 	if (rc < 0)
-		set_err(err, errlen, "%s: %s", name, why);
+		util_errf(err, errlen, "%s: %s", name, why);
 out:
 	close(fd);
 	return rc;
@@ -957,15 +938,16 @@ static int scan_one(const char *journal, const char *record, void *arg)
 	util_escape(record, rec, sizeof(rec));
 	if (rc == 0) {
 		sc->found = -EEXIST;
-		set_err(sc->err, sc->errlen,
-			"the machine is still tweaked by a killed run: rtsoak restore %s first%s",
-			name, sc->force ? " (--force: starting anyway)" : "");
+		util_errf(sc->err, sc->errlen,
+			  "the machine is still tweaked by a killed run: rtsoak restore %s first%s",
+			  name, sc->force ? " (--force: starting anyway)" : "");
 	} else {
 		sc->found = -EPERM;
-		set_err(sc->err, sc->errlen,
-			"a killed run may have left the machine tweaked, but its journal is not to "
-			"be trusted (%s): check by hand, then remove %s%s",
-			why, rec, sc->force ? " (--force: starting anyway)" : "");
+		util_errf(
+		    sc->err, sc->errlen,
+		    "a killed run may have left the machine tweaked, but its journal is not to "
+		    "be trusted (%s): check by hand, then remove %s%s",
+		    why, rec, sc->force ? " (--force: starting anyway)" : "");
 	}
 	return 0;
 }
@@ -985,12 +967,12 @@ int tweak_set_journal(struct tweak_set *ts, const char *report_path, bool force,
 		err[0] = '\0';
 	/* Moving it now would orphan the journal on disk. */
 	if (ts->journal_written) {
-		set_err(err, errlen, "journal %s: already written", ts->journal);
+		util_errf(err, errlen, "journal %s: already written", ts->journal);
 		return -EBUSY;
 	}
 	if ((rc = journal_path(report_path, path, sizeof(path))) < 0) {
-		set_err(err, errlen, "journal for %s: %s", report_path,
-			rc == -ENAMETOOLONG ? "path too long" : strerror(-rc));
+		util_errf(err, errlen, "journal for %s: %s", report_path,
+			  rc == -ENAMETOOLONG ? "path too long" : strerror(-rc));
 		return rc;
 	}
 	free(ts->journal);
@@ -1002,7 +984,7 @@ int tweak_set_journal(struct tweak_set *ts, const char *report_path, bool force,
 	ts->report_abs = strcmp(report_path, "-") ? strndup(path, plen) : strdup("-");
 	ts->journal_written = false;
 	if (!ts->journal || !ts->report || !ts->report_abs) {
-		set_err(err, errlen, "journal: out of memory");
+		util_errf(err, errlen, "journal: out of memory");
 		return -ENOMEM;
 	}
 	util_escape(path, name, sizeof(name));
@@ -1011,35 +993,35 @@ int tweak_set_journal(struct tweak_set *ts, const char *report_path, bool force,
 		owner = rc ? 0 : running_rtsoak(j.pid);
 		tweak_journal_free(&j);
 		if (owner) {
-			set_err(err, errlen,
-				"the journal %s belongs to rtsoak pid %d, which is still running",
-				name, (int)owner);
+			util_errf(err, errlen,
+				  "the journal %s belongs to rtsoak pid %d, which is still running",
+				  name, (int)owner);
 			return -EBUSY;
 		}
 		/* --force: the values as they are now count as the originals.
 		 * Our tweak_apply overwrites the old journal (and forgets what
 		 * it held); a run without tweaks leaves it. */
 		if (rc == -ENOMEM) {
-			set_err(err, errlen, "journal: out of memory");
+			util_errf(err, errlen, "journal: out of memory");
 			return rc;
 		}
 		if (rc && !force) {
 			/* Not ours to restore: never suggest it. */
-			set_err(err, errlen,
-				"%s; it is in the way of this run's journal: remove or move it "
-				"(or --force)",
-				why);
+			util_errf(err, errlen,
+				  "%s; it is in the way of this run's journal: remove or move it "
+				  "(or --force)",
+				  why);
 			return -EPERM;
 		}
 		if (!rc && !force) {
-			set_err(err, errlen,
-				"a journal from an earlier run is still present: %s (run `rtsoak "
-				"restore %s`, or --force)",
-				name, name);
+			util_errf(err, errlen,
+				  "a journal from an earlier run is still present: %s (run `rtsoak "
+				  "restore %s`, or --force)",
+				  name, name);
 			return -EEXIST;
 		}
 	} else if (errno != ENOENT) {
-		set_err(err, errlen, "journal %s: %s", name, strerror(errno));
+		util_errf(err, errlen, "journal %s: %s", name, strerror(errno));
 		return -errno;
 	}
 	sc.own = ts->journal;
@@ -1057,7 +1039,7 @@ int tweak_lock(struct tweak_set *ts, char *err, size_t errlen)
 	if (!ts->n || ts->locks)
 		return 0;
 	if (!(ts->locks = calloc(ts->n, sizeof(*ts->locks)))) {
-		set_err(err, errlen, "--set: out of memory");
+		util_errf(err, errlen, "--set: out of memory");
 		return -ENOMEM;
 	}
 	/* One open lock file per tweaked file, for the whole run: make room
@@ -1074,8 +1056,8 @@ int tweak_lock(struct tweak_set *ts, char *err, size_t errlen)
 		char why[WHY_MAX];
 
 		snprintf(why, sizeof(why), "%s", err);
-		set_err(err, errlen, "--set: %s: two runs could tweak the same file unnoticed",
-			why);
+		util_errf(err, errlen, "--set: %s: two runs could tweak the same file unnoticed",
+			  why);
 	}
 	if (rc) {
 		for (size_t k = 0; k < i; k++)
@@ -1086,47 +1068,13 @@ int tweak_lock(struct tweak_set *ts, char *err, size_t errlen)
 	return rc;
 }
 
-/* Written as util_write_atomic would, but 0600 (a journal lists what this
- * machine runs with; nobody else needs it) and with a temp name of its own. */
+/* Atomic as every report is, but 0600: a journal lists what this machine
+ * runs with, and nobody else needs it (rtsoak(1), SAFETY). */
 static int journal_file_write(const char *path, const char *text, size_t len)
 {
-	char tmp[PATH_MAX], dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	size_t off = 0;
-	int fd, rc = 0;
+	struct util_buffer b = { text, len };
 
-	snprintf(dir, sizeof(dir), "%.*s", slash && slash != path ? (int)(slash - path) : 1,
-		 slash ? path : "/");
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/.rtsoak-journal-%d-XXXXXX", dir,
-			     (int)getpid()) >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0)
-		return -errno;
-	while (!rc && off < len) {
-		ssize_t w = write(fd, text + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			rc = -errno;
-		else
-			off += (size_t)w;
-	}
-	if (!rc && fsync(fd) < 0)
-		rc = -errno;
-	if (close(fd) < 0 && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, path) < 0)
-		rc = -errno;
-	if (rc) {
-		unlink(tmp);
-		return rc;
-	}
-	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
-		(void)fsync(fd);
-		close(fd);
-	}
-	return 0;
+	return util_write_atomic_mode(path, util_fill_buffer, &b, 0600);
 }
 
 static int journal_write(struct tweak_set *ts, char *err, size_t errlen)
@@ -1155,12 +1103,12 @@ static int journal_write(struct tweak_set *ts, char *err, size_t errlen)
 	json_decref(list);
 	json_decref(root);
 	if (!text) {
-		set_err(err, errlen, "journal %s: cannot encode it (out of memory or not UTF-8)",
-			ts->journal);
+		util_errf(err, errlen, "journal %s: cannot encode it (out of memory or not UTF-8)",
+			  ts->journal);
 		return -EINVAL;
 	}
 	if ((rc = journal_file_write(ts->journal, text, strlen(text))) < 0)
-		set_err(err, errlen, "journal %s: %s", ts->journal, strerror(-rc));
+		util_errf(err, errlen, "journal %s: %s", ts->journal, strerror(-rc));
 	free(text);
 	return rc;
 }
@@ -1209,15 +1157,15 @@ static int restore_one(const char *path, const char *original, char *cur, size_t
 	if (rc < 0)
 		snprintf(cur, curlen, "?"); /* unreadable now: write anyway */
 	if ((rc = value_write(path, original)) < 0) {
-		set_err(why, whylen, "write '%s': %s", original, reason(-rc));
+		util_errf(why, whylen, "write '%s': %s", original, reason(-rc));
 		return rc;
 	}
 	if ((rc = value_read(path, back, sizeof(back))) < 0) {
-		set_err(why, whylen, "read back: %s", reason(-rc));
+		util_errf(why, whylen, "read back: %s", reason(-rc));
 		return rc;
 	}
 	if (!normalised_equal(original, back)) {
-		set_err(why, whylen, "wrote '%s', reads back '%s'", original, back);
+		util_errf(why, whylen, "wrote '%s', reads back '%s'", original, back);
 		return -EINVAL;
 	}
 	return 1;
@@ -1243,7 +1191,7 @@ int tweak_unapply(struct tweak_set *ts, char *err, size_t errlen)
 		}
 		if (!failed++) {
 			rc = r;
-			set_err(err, errlen, "%s: cannot restore: %s", t->path, why);
+			util_errf(err, errlen, "%s: cannot restore: %s", t->path, why);
 		}
 	}
 	if (failed > 1)
@@ -1262,8 +1210,8 @@ int tweak_restore(struct tweak_set *ts, char *err, size_t errlen)
 		return rc;
 	}
 	if ((rc = journal_remove(ts->journal)) < 0) {
-		set_err(err, errlen, "tweaks restored, but the journal %s stays: %s", ts->journal,
-			strerror(-rc));
+		util_errf(err, errlen, "tweaks restored, but the journal %s stays: %s", ts->journal,
+			  strerror(-rc));
 		return rc;
 	}
 	ts->journal_written = false;
@@ -1280,7 +1228,7 @@ int tweak_apply(struct tweak_set *ts, char *err, size_t errlen)
 	if (!ts->n)
 		return 0;
 	if (!ts->journal) {
-		set_err(err, errlen, "tweaks: no journal set");
+		util_errf(err, errlen, "tweaks: no journal set");
 		return -EINVAL;
 	}
 	/* Originals are read once per journal: after tweak_unapply (ab rounds)
@@ -1291,13 +1239,13 @@ int tweak_apply(struct tweak_set *ts, char *err, size_t errlen)
 			struct tweak *t = &ts->v[i];
 
 			if ((rc = value_read(t->path, back, sizeof(back))) < 0) {
-				set_err(err, errlen, "%s: cannot read the original: %s", t->path,
-					reason(-rc));
+				util_errf(err, errlen, "%s: cannot read the original: %s", t->path,
+					  reason(-rc));
 				return rc;
 			}
 			free(t->original);
 			if (!(t->original = strdup(back))) {
-				set_err(err, errlen, "%s: out of memory", t->path);
+				util_errf(err, errlen, "%s: out of memory", t->path);
 				return -ENOMEM;
 			}
 		}
@@ -1318,16 +1266,17 @@ int tweak_apply(struct tweak_set *ts, char *err, size_t errlen)
 		struct tweak *t = &ts->v[i];
 
 		if ((rc = value_write(t->path, t->value)) < 0) {
-			set_err(err, errlen, "%s: write '%s': %s", t->path, t->value, reason(-rc));
+			util_errf(err, errlen, "%s: write '%s': %s", t->path, t->value,
+				  reason(-rc));
 			goto undo;
 		}
 		if ((rc = value_read(t->path, back, sizeof(back))) < 0) {
-			set_err(err, errlen, "%s: read back: %s", t->path, reason(-rc));
+			util_errf(err, errlen, "%s: read back: %s", t->path, reason(-rc));
 			goto undo;
 		}
 		if (!tweak_value_equal(t->value, back)) {
-			set_err(err, errlen, "%s: wrote '%s', reads back '%s'", t->path, t->value,
-				back);
+			util_errf(err, errlen, "%s: wrote '%s', reads back '%s'", t->path, t->value,
+				  back);
 			rc = -EINVAL;
 			goto undo;
 		}
@@ -1360,7 +1309,7 @@ int tweak_journal_restore(const char *journal, FILE *out, char *err, size_t errl
 	/* Restoring under a live run would change the machine mid-measurement;
 	 * the run restores by itself when it ends. */
 	if ((owner = running_rtsoak(j.pid))) {
-		set_err(
+		util_errf(
 		    err, errlen,
 		    "%s belongs to rtsoak pid %d, which is still running (it restores when it ends: SIGTERM)",
 		    journal, (int)owner);
@@ -1374,10 +1323,10 @@ int tweak_journal_restore(const char *journal, FILE *out, char *err, size_t errl
 
 		if (d || (d = denied(j.v[i].path))) {
 			util_escape(j.v[i].path, ep, sizeof(ep));
-			set_err(err, errlen,
-				"%s names %s, which rtsoak never writes (%s): refusing the whole "
-				"journal",
-				journal, ep, d);
+			util_errf(err, errlen,
+				  "%s names %s, which rtsoak never writes (%s): refusing the whole "
+				  "journal",
+				  journal, ep, d);
 			tweak_journal_free(&j);
 			return RESTORE_FAILED;
 		}
@@ -1401,15 +1350,15 @@ int tweak_journal_restore(const char *journal, FILE *out, char *err, size_t errl
 	}
 	fflush(out);
 	if (failed) {
-		set_err(err, errlen, "%s: %zu of %zu values not restored; the journal stays",
-			journal, failed, j.n);
+		util_errf(err, errlen, "%s: %zu of %zu values not restored; the journal stays",
+			  journal, failed, j.n);
 		tweak_journal_free(&j);
 		return RESTORE_FAILED;
 	}
 	tweak_journal_free(&j);
 	if ((rc = journal_remove(journal)) < 0) {
-		set_err(err, errlen, "%s: every value restored, but the journal stays: %s", journal,
-			strerror(-rc));
+		util_errf(err, errlen, "%s: every value restored, but the journal stays: %s",
+			  journal, strerror(-rc));
 		return RESTORE_FAILED;
 	}
 	lock_forget_journal(st.st_dev, st.st_ino);

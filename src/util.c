@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,7 +91,8 @@ int util_check_writable(const char *path)
 	return 0;
 }
 
-int util_write_atomic_with(const char *path, int (*fill)(FILE *f, void *arg), void *arg)
+int util_write_atomic_mode(const char *path, int (*fill)(FILE *f, void *arg), void *arg,
+			   mode_t mode)
 {
 	char tmp[PATH_MAX], dir[PATH_MAX];
 	int fd = temp_in_dir_of(path, tmp, sizeof(tmp)), rc = 0;
@@ -98,8 +100,13 @@ int util_write_atomic_with(const char *path, int (*fill)(FILE *f, void *arg), vo
 
 	if (fd < 0)
 		return fd;
-	/* mkostemp makes 0600; a report is not a secret. */
-	(void)fchmod(fd, 0644);
+	/* mkostemp makes 0600, whatever the umask. */
+	if (mode != 0600 && fchmod(fd, mode) < 0) {
+		rc = -errno;
+		close(fd);
+		unlink(tmp);
+		return rc;
+	}
 	if (!(f = fdopen(fd, "w"))) {
 		rc = -errno;
 		close(fd);
@@ -131,54 +138,68 @@ int util_write_atomic_with(const char *path, int (*fill)(FILE *f, void *arg), vo
 	return 0;
 }
 
-struct buffer {
-	const char *data;
-	size_t len;
-};
-
-static int fill_buffer(FILE *f, void *arg)
+int util_write_atomic_with(const char *path, int (*fill)(FILE *f, void *arg), void *arg)
 {
-	const struct buffer *b = arg;
+	return util_write_atomic_mode(path, fill, arg, 0644);
+}
+
+int util_fill_buffer(FILE *f, void *arg)
+{
+	const struct util_buffer *b = arg;
 
 	return fwrite(b->data, 1, b->len, f) == b->len ? 0 : errno ? -errno : -EIO;
 }
 
 int util_write_atomic(const char *path, const char *data, size_t len)
 {
-	struct buffer b = { data, len };
+	struct util_buffer b = { data, len };
 
-	return util_write_atomic_with(path, fill_buffer, &b);
+	return util_write_atomic_with(path, util_fill_buffer, &b);
+}
+
+/* The escape of the character at *pp into tmp (or a constant), *pp moved
+ * past it: util_escape's one rule, for a buffer and for a stream. */
+static const char *escape_one(const unsigned char **pp, char tmp[8])
+{
+	const unsigned char *p = (*pp)++;
+
+	if (*p == '\n')
+		return "\\n";
+	if (*p == '\t')
+		return "\\t";
+	if (*p == '\r')
+		return "\\r";
+	if (*p < 0x20 || *p == 0x7f) {
+		snprintf(tmp, 8, "\\x%02x", *p);
+		return tmp;
+	}
+	if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+		snprintf(tmp, 8, "\\u%04x", p[1]);
+		(*pp)++;
+		return tmp;
+	}
+	tmp[0] = (char)*p;
+	tmp[1] = '\0';
+	return tmp;
 }
 
 char *util_escape(const char *s, char *buf, size_t len)
 {
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	size_t o = 0;
+	char tmp[8];
 
 	if (!len)
 		return buf;
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		char tmp[8];
-		const char *put = tmp;
-
-		if (*p == '\n')
-			put = "\\n";
-		else if (*p == '\t')
-			put = "\\t";
-		else if (*p == '\r')
-			put = "\\r";
-		else if (*p < 0x20 || *p == 0x7f)
-			snprintf(tmp, sizeof(tmp), "\\x%02x", *p);
-		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
-			snprintf(tmp, sizeof(tmp), "\\u%04x", *++p);
-		else {
-			tmp[0] = (char)*p;
-			tmp[1] = '\0';
-		}
+	while (*p) {
+		const unsigned char *at = p;
+		const char *put = escape_one(&p, tmp);
 		size_t n = strlen(put);
+
 		if (o + n >= len) {
 			/* Never end on half a UTF-8 character: when the byte
 			 * that does not fit continues one, drop its start. */
-			if ((*p & 0xc0) == 0x80)
+			if ((*at & 0xc0) == 0x80)
 				while (o > 0 && ((unsigned char)buf[--o] & 0xc0) == 0x80)
 					;
 			break;
@@ -188,6 +209,15 @@ char *util_escape(const char *s, char *buf, size_t len)
 	}
 	buf[o] = '\0';
 	return buf;
+}
+
+void util_fputs_escaped(const char *s, FILE *out)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	char tmp[8];
+
+	while (*p)
+		fputs(escape_one(&p, tmp), out);
 }
 
 void util_sigpipe_block(sigset_t *old)
@@ -210,4 +240,27 @@ void util_sigpipe_restore(const sigset_t *old)
 		while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE)
 			;
 	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+const char *util_file_type(mode_t m)
+{
+	return S_ISDIR(m)    ? "a directory"
+	       : S_ISFIFO(m) ? "a FIFO"
+	       : S_ISCHR(m)  ? "a character device"
+	       : S_ISBLK(m)  ? "a block device"
+	       : S_ISSOCK(m) ? "a socket"
+	       : S_ISLNK(m)  ? "a symbolic link"
+	       : S_ISREG(m)  ? "a regular file"
+			     : "not a file";
+}
+
+void util_errf(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
 }

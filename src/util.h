@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <signal.h>
 #include <stdio.h>
 #include <time.h>
@@ -32,6 +33,25 @@ int util_write_atomic(const char *path, const char *data, size_t len)
 int util_write_atomic_with(const char *path, int (*fill)(FILE *f, void *arg), void *arg)
     __attribute__((warn_unused_result));
 
+/* util_write_atomic_with with the file's mode: 0644 for reports and views
+ * (nothing private: rtsoak(1), SAFETY), 0600 for --set journals. */
+int util_write_atomic_mode(const char *path, int (*fill)(FILE *f, void *arg), void *arg,
+			   mode_t mode) __attribute__((warn_unused_result));
+/* A fill function for a buffer: arg is a struct util_buffer. */
+struct util_buffer {
+	const char *data;
+	size_t len;
+};
+int util_fill_buffer(FILE *f, void *arg);
+
+/* "a directory", "a FIFO", "a character device", "a block device", "a
+ * socket", "a symbolic link", "a regular file", for messages that say what a
+ * path is instead of what was expected. */
+const char *util_file_type(mode_t m);
+
+/* snprintf into an error buffer that may be NULL or empty. */
+void util_errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Check that a file could be created at `path` (its directory exists and is
  * writable) by creating and removing a temp file there.  Returns 0 or -errno. */
 int util_check_writable(const char *path) __attribute__((warn_unused_result));
@@ -52,5 +72,8 @@ void util_sigpipe_restore(const sigset_t *old);
  * a report must not be able to set a window title or clear the screen.
  * Returns buf. */
 char *util_escape(const char *s, char *buf, size_t len);
+/* The same, whole (no length limit), onto a stream; its errors show in
+ * ferror(out). */
+void util_fputs_escaped(const char *s, FILE *out);
 
 #endif

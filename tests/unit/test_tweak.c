@@ -964,10 +964,11 @@ int main(void)
 	}
 	/* The same lock as tests/integration/lib.sh's tunables_lock: other
 	 * tests write some of these tunables too. */
-	int lfd = open("/tmp/rtsoak-test-tunables.lock", O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-		       0600);
+	int lfd = open("/tmp/rtsoak-test-tunables.lock",
+		       O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (lfd < 0 || flock(lfd, LOCK_EX) < 0) {
-		printf("Bail out! cannot take /tmp/rtsoak-test-tunables.lock: %s\n", strerror(errno));
+		printf("Bail out! cannot take /tmp/rtsoak-test-tunables.lock: %s\n",
+		       strerror(errno));
 		return 1;
 	}
 	if ((rc = private_run()) < 0) {
