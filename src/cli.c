@@ -586,11 +586,13 @@ static int take_locks(struct run_config *cfg)
 	return EXIT_ENV;
 }
 
-static int parse(struct run_config *cfg, int argc, char **argv, bool ab)
+/* The whole command line; the --loads specs it splits off are the caller's
+ * to free, on every way out (parse). */
+static int parse_all(struct run_config *cfg, int argc, char **argv, bool ab, char **specs,
+		     unsigned *nspecs_out)
 {
 	bool duration_given = false, cpus_given = false, load_cpus_given = false;
 	bool workdir_given = false, phase_given = false, checkpoint_given = false;
-	char *specs[LOAD_MAX_INSTANCES];
 	unsigned nspecs = 0;
 	char err[1024];
 	uint64_t v;
@@ -699,7 +701,9 @@ static int parse(struct run_config *cfg, int argc, char **argv, bool ab)
 			cfg->record[cfg->nrecord++] = optarg;
 			break;
 		case OPT_LOADS:
-			if ((rc = split_loads(specs, &nspecs, optarg)) >= 0)
+			rc = split_loads(specs, &nspecs, optarg);
+			*nspecs_out = nspecs;
+			if (rc >= 0)
 				return rc;
 			break;
 		case OPT_LOAD_CPUS:
@@ -905,16 +909,9 @@ static int parse(struct run_config *cfg, int argc, char **argv, bool ab)
 	}
 	if (!load_cpus_given && cpuset_online(&cfg->load_cpus) < 0)
 		cpuset_allowed(&cfg->load_cpus);
-	if (nspecs) {
-		if ((rc = check_workdir(cfg->workdir)) >= 0 ||
-		    (rc = parse_loads(cfg, specs, nspecs)) >= 0) {
-			for (unsigned i = 0; i < nspecs; i++)
-				free(specs[i]);
-			return rc;
-		}
-	}
-	for (unsigned i = 0; i < nspecs; i++)
-		free(specs[i]);
+	if (nspecs && ((rc = check_workdir(cfg->workdir)) >= 0 ||
+		       (rc = parse_loads(cfg, specs, nspecs)) >= 0))
+		return rc;
 	if ((rc = configure_probes(cfg)) >= 0)
 		return rc;
 	if (net_opt[0] && !has_probe(cfg, "net")) {
@@ -959,6 +956,17 @@ static int parse(struct run_config *cfg, int argc, char **argv, bool ab)
 	cfg->argc = argc;
 	cfg->argv = argv;
 	return -1;
+}
+
+static int parse(struct run_config *cfg, int argc, char **argv, bool ab)
+{
+	char *specs[LOAD_MAX_INSTANCES];
+	unsigned nspecs = 0;
+	int rc = parse_all(cfg, argc, argv, ab, specs, &nspecs);
+
+	for (unsigned i = 0; i < nspecs; i++)
+		free(specs[i]);
+	return rc;
 }
 
 int cli_parse_run(struct run_config *cfg, int argc, char **argv)
