@@ -171,8 +171,10 @@ rc=$?
 ms=$((($(date +%s%N) - t0) / 1000000))
 [ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && echo "$err" | grep -q "the limit"
 ok $? "--set /sys/*/*/*/*/*/*/*/*=0: exit 2, one line ($err)"
-[ $ms -lt 1000 ]
-ok $? "  ...in well under a second ($ms ms)"
+# Far below the unbounded walk (killed at 5 s, it had not ended): a bound in
+# wall-clock time on a loaded 2-CPU machine under sanitizers needs room.
+[ $ms -lt 4000 ]
+ok $? "  ...fast: within the limits, not the whole tree ($ms ms)"
 
 # --- the run directory must be root's alone
 chmod 777 /run/rtsoak

@@ -791,7 +791,7 @@ static void test_glob_limits(void)
 	bool r = add_fails("/sys/*/*/*/*/*/*/*/*=0", "(the limit)");
 
 	dt = util_now_ns(CLOCK_MONOTONIC) - t0;
-	ok(r && dt < 1000000000ull, "a_glob_bomb_fails_fast (%.0f ms: %s)", dt / 1e6, err);
+	ok(r && dt < 10000000000ull, "a_glob_bomb_fails_fast (%.0f ms: %s)", dt / 1e6, err);
 	ok(add_fails("/sys/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*/*=0", "(the limit)"),
 	   "a_deeper_glob_bomb_fails_too");
 }
