@@ -28,6 +28,16 @@ ok() {
 
 diag() { echo "# $*"; }
 
+# same_bytes EXPECTED ACTUAL: 0 when the two files are byte for byte equal;
+# otherwise 1, and the first lines that differ as a unified diff in TAP
+# diagnostics (a byte offset says where, not what).
+same_bytes() {
+	cmp -s "$1" "$2" && return 0
+	diff -u -a --label "expected: $1" --label "actual: $2" "$1" "$2" 2>&1 | head -n 40 |
+		sed 's/^/# /'
+	return 1
+}
+
 # skip_all REASON: the whole test cannot run here.  Under automake's TAP
 # driver a skip is the plan "1..0 # SKIP reason" with exit 0 (exit 77 would
 # be reported as an ERROR); the reason lands in the test's log.

@@ -13,7 +13,7 @@ ok $? "run for the round trip"
 ok $? "rtsoak report exits 0"
 grep -Eq "^timer +all +[0-9]+" text
 ok $? "rtsoak report prints the summary table"
-"$RTSOAK" report a.json --json b.json && cmp -s a.json b.json
+"$RTSOAK" report a.json --json b.json && same_bytes a.json b.json
 ok $? "read -> write reproduces the report byte for byte"
 
 err=$("$RTSOAK" report missing.json 2>&1)

@@ -55,11 +55,11 @@ EOF
 
 "$RTSOAK" report "$SMALL" --histogram-text - >hist.txt 2>hist.err
 rc=$?
-[ $rc -eq 0 ] && cmp -s hist.txt "$GOLDEN"
-ok $? "--histogram-text - is the golden file byte for byte (exit $rc$(cmp hist.txt "$GOLDEN" 2>&1 | sed 's/^/; /'))"
+[ $rc -eq 0 ] && same_bytes "$GOLDEN" hist.txt
+ok $? "--histogram-text - is the golden file byte for byte (exit $rc)"
 
-"$RTSOAK" report "$SMALL" --histogram-text h.txt >out.txt && cmp -s h.txt "$GOLDEN" && [ ! -s out.txt ] &&
-	"$RTSOAK" report "$SMALL" --histogram-text h2.txt --text >summary.txt && cmp -s h2.txt "$GOLDEN" &&
+"$RTSOAK" report "$SMALL" --histogram-text h.txt >out.txt && same_bytes "$GOLDEN" h.txt && [ ! -s out.txt ] &&
+	"$RTSOAK" report "$SMALL" --histogram-text h2.txt --text >summary.txt && same_bytes "$GOLDEN" h2.txt &&
 	grep -Eq '^timer +all ' summary.txt
 ok $? "--histogram-text FILE writes the same bytes (nothing on stdout; with --text the summary)"
 

@@ -84,7 +84,7 @@ else
 	for i in 1 2 3; do ok 0 "# SKIP /usr/bin/time is not installed"; done
 fi
 # The histograms read are the ones written: a sparse model, same bytes.
-"$RTSOAK" report "$DATA/report-small.json" --json back.json && cmp -s back.json "$DATA/report-small.json"
+"$RTSOAK" report "$DATA/report-small.json" --json back.json && same_bytes "$DATA/report-small.json" back.json
 ok $? "report-small.json reads and writes back byte for byte"
 
 # --- 11: cyclictest command lines with huge numbers ----------------------

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int tap_n, tap_failed;
 
@@ -15,7 +16,22 @@ static inline void tap_plan(int n)
 	printf("1..%d\n", n);
 }
 
-__attribute__((format(printf, 2, 3))) static inline int ok(int cond, const char *fmt, ...)
+/* The source file as the tree names it: an out-of-tree build passes the
+ * compiler an absolute path, and "tests/unit/x.c:12" is what one opens. */
+static inline const char *tap_where(const char *file)
+{
+	const char *p = strstr(file, "tests/");
+
+	return p ? p : file;
+}
+
+/* ok(cond, fmt, ...): one TAP line; a failing check also says where it is
+ * (jansson's habit), since one name can come from a helper or a loop.
+ * Returns cond, so that a test can skip what depends on it. */
+#define ok(cond, ...) tap_ok(__FILE__, __LINE__, (cond), __VA_ARGS__)
+
+__attribute__((format(printf, 4, 5))) static inline int tap_ok(const char *file, int line, int cond,
+							       const char *fmt, ...)
 {
 	va_list ap;
 
@@ -24,9 +40,11 @@ __attribute__((format(printf, 2, 3))) static inline int ok(int cond, const char 
 	vprintf(fmt, ap);
 	va_end(ap);
 	putchar('\n');
-	fflush(stdout);
-	if (!cond)
+	if (!cond) {
+		printf("# failed at %s:%d\n", tap_where(file), line);
 		tap_failed++;
+	}
+	fflush(stdout);
 	return cond;
 }
 
