@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cpuset.h"
+#include "exit.h"
 #include "tweak.h"
 #include "util.h"
 
@@ -1289,9 +1290,6 @@ undo:
 	return rc;
 }
 
-/* Exit codes, as in cli.h. */
-enum { RESTORE_OK = 0, RESTORE_BAD_JOURNAL = 2, RESTORE_FAILED = 3 };
-
 int tweak_journal_restore(const char *journal, FILE *out, char *err, size_t errlen)
 {
 	char real[PATH_MAX], cur[TWEAK_VALUE_MAX], why[WHY_MAX];
@@ -1304,7 +1302,7 @@ int tweak_journal_restore(const char *journal, FILE *out, char *err, size_t errl
 
 	if ((rc = journal_load(journal, &j, &st, err, errlen)) < 0) {
 		tweak_journal_free(&j);
-		return rc == -EPERM ? RESTORE_FAILED : RESTORE_BAD_JOURNAL;
+		return rc == -EPERM ? EXIT_ENV : EXIT_USAGE;
 	}
 	/* Restoring under a live run would change the machine mid-measurement;
 	 * the run restores by itself when it ends. */
@@ -1314,7 +1312,7 @@ int tweak_journal_restore(const char *journal, FILE *out, char *err, size_t errl
 		    "%s belongs to rtsoak pid %d, which is still running (it restores when it ends: SIGTERM)",
 		    journal, (int)owner);
 		tweak_journal_free(&j);
-		return RESTORE_FAILED;
+		return EXIT_ENV;
 	}
 	/* rtsoak never journals a file on the deny list: this journal was not
 	 * written by it, and none of it is to be acted on. */
@@ -1328,7 +1326,7 @@ int tweak_journal_restore(const char *journal, FILE *out, char *err, size_t errl
 				  "journal",
 				  journal, ep, d);
 			tweak_journal_free(&j);
-			return RESTORE_FAILED;
+			return EXIT_ENV;
 		}
 	}
 	for (size_t i = j.n; i-- > 0;) {
@@ -1353,16 +1351,16 @@ int tweak_journal_restore(const char *journal, FILE *out, char *err, size_t errl
 		util_errf(err, errlen, "%s: %zu of %zu values not restored; the journal stays",
 			  journal, failed, j.n);
 		tweak_journal_free(&j);
-		return RESTORE_FAILED;
+		return EXIT_ENV;
 	}
 	tweak_journal_free(&j);
 	if ((rc = journal_remove(journal)) < 0) {
 		util_errf(err, errlen, "%s: every value restored, but the journal stays: %s",
 			  journal, strerror(-rc));
-		return RESTORE_FAILED;
+		return EXIT_ENV;
 	}
 	lock_forget_journal(st.st_dev, st.st_ino);
-	return RESTORE_OK;
+	return EXIT_OK;
 }
 
 json_t *tweak_report(const struct tweak_set *ts)
