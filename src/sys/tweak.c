@@ -782,7 +782,8 @@ static int journal_load(const char *journal, struct tweak_journal *j, struct sta
 {
 	char name[PATH_MAX], why[WHY_MAX], *text;
 	int fd, rc;
-	size_t n = 0;
+	ssize_t got;
+	size_t n;
 
 	memset(j, 0, sizeof(*j));
 	util_escape(journal, name, sizeof(name));
@@ -833,32 +834,23 @@ static int journal_load(const char *journal, struct tweak_journal *j, struct sta
 		rc = -EFBIG;
 		goto out;
 	}
-	if (!(text = malloc((size_t)st->st_size + 1))) {
+	got = util_read_fd(fd, (size_t)st->st_size, (size_t)st->st_size, false, &text);
+	if (got == -ENOMEM) {
 		util_errf(err, errlen, "%s: out of memory", name);
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (;;) {
-		ssize_t r = read(fd, text + n, (size_t)st->st_size + 1 - n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			rc = -errno;
-			util_errf(err, errlen, "%s: %s", name, strerror(errno));
-			free(text);
-			goto out;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-		if (n > (size_t)st->st_size) {
-			util_errf(err, errlen, "%s: grew while being read", name);
-			rc = -EINVAL;
-			free(text);
-			goto out;
-		}
+	if (got == -EFBIG) {
+		util_errf(err, errlen, "%s: grew while being read", name);
+		rc = -EINVAL;
+		goto out;
 	}
+	if (got < 0) {
+		rc = (int)got;
+		util_errf(err, errlen, "%s: %s", name, strerror((int)-got));
+		goto out;
+	}
+	n = (size_t)got;
 	rc = tweak_journal_parse(text, n, j, why, sizeof(why));
 	free(text);
 	if (rc < 0)
@@ -1114,33 +1106,13 @@ static int journal_write(struct tweak_set *ts, char *err, size_t errlen)
 	return rc;
 }
 
-static void fsync_dir_of(const char *path)
-{
-	char dir[PATH_MAX], *slash;
-	int fd;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		(void)fsync(fd);
-		close(fd);
-	}
-}
-
 /* Without the fsync a power cut could bring the journal back: harmless (the
  * restore is idempotent) but it would stop the next run. */
 static int journal_remove(const char *journal)
 {
 	if (unlink(journal) < 0 && errno != ENOENT)
 		return -errno;
-	fsync_dir_of(journal);
+	util_fsync_dir_of(journal);
 	return 0;
 }
 
