@@ -1,4 +1,4 @@
-/* util: file and time helpers. */
+/* util: file, time and escaping helpers (util.h). */
 #include <config.h>
 
 #include <errno.h>

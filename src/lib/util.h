@@ -1,4 +1,4 @@
-/* util: small helpers shared by the CLI, session and report writers. */
+/* util: small helpers for every layer (src/lib/): the one file reader, atomic writes, time, escaping. */
 #ifndef RTSOAK_UTIL_H
 #define RTSOAK_UTIL_H
 
