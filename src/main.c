@@ -8,10 +8,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "compare.h"
 #include "probe.h"
 #include "reflect.h"
-#include "report.h"
 #include "session.h"
 #include "sysinfo.h"
 #include "util.h"
