@@ -19,6 +19,7 @@
 #include "svg.h"
 #include "output.h"
 #include "util.h"
+#include "views.h"
 
 /* Per-CPU overlays beyond this many CPUs of a probe would make the page
  * large and unreadable; the verdict table still lists every CPU. */

@@ -1,6 +1,6 @@
-/* compare_text: the comparison on the terminal (compare_print) and as
- * rtsoak-compare/1 JSON (compare_json).  Latencies in microseconds, as in
- * the run summary; changes in percent of A.
+/* compare_text: the comparison on the terminal (compare_print; its
+ * rtsoak-compare/1 JSON is compare_json.c).  Latencies in microseconds, as
+ * in the run summary; changes in percent of A.
  *
  * The terminal text keeps to 80 columns: the statistics table is 46 wide
  * with 12-column cells (exact counts up to 10^12, 60 s as "60000000.0" us),
@@ -19,6 +19,7 @@
 
 #include "compare.h"
 #include "util.h"
+#include "views.h"
 
 #define TEXT_COLS 80
 #define CELL_W 12
@@ -118,23 +119,6 @@ static char *esc_dup(const char *s)
 	return buf ? util_escape(s, buf, 4 * strlen(s) + 1) : NULL;
 }
 
-static void where(char *buf, size_t len, const struct compare_match *m)
-{
-	char probe[4 * REPORT_NAME_MAX + 1], phase[4 * REPORT_NAME_MAX + 1];
-	char all[sizeof(probe) + sizeof(phase) + 32];
-
-	util_escape(m->a->probe, probe, sizeof(probe));
-	util_escape(m->a->phase, phase, sizeof(phase));
-	if (m->aggregate)
-		snprintf(all, sizeof(all), "%s all CPUs (%s)", probe, phase);
-	else
-		snprintf(all, sizeof(all), "%s cpu %d (%s)", probe, m->a->cpu, phase);
-	/* Cut to the caller's room, as before. */
-	size_t n = strlen(all) < len ? strlen(all) : len - 1;
-	memcpy(buf, all, n);
-	buf[n] = '\0';
-}
-
 static void side(FILE *out, bool color, const char *label, const char *path, const struct report *r)
 {
 	sgr(out, color, SGR_BOLD);
@@ -221,7 +205,7 @@ static void match_print(FILE *out, bool color, const struct compare_match *m)
 	char w[96], sh[64], ci[96], how[96], paren[96], part[128], pct[32];
 	struct wrap wr = { out, color, 0, 4 };
 
-	where(w, sizeof(w), m);
+	compare_where(w, sizeof(w), m);
 	shift_parts(sh, sizeof(sh), ci, sizeof(ci), m);
 	method_text(how, sizeof(how), paren, sizeof(paren), m);
 	fputc('\n', out);
@@ -275,7 +259,7 @@ static void limits_print(FILE *out, bool color, const struct comparison *c,
 				continue;
 			}
 			const struct compare_value *v = &c->m[k].v[l[i].stat];
-			where(w, sizeof(w), &c->m[k]);
+			compare_where(w, sizeof(w), &c->m[k]);
 			if (!broken++) {
 				fprintf(out, "\n--fail-if %s: ", l[i].text);
 				sgr(out, color, SGR_BOLD ";" SGR_RED);
@@ -376,7 +360,7 @@ void compare_print(const struct comparison *c, const struct compare_limit *limit
 	/* The verdicts once more, one line each, for reading at a glance. */
 	for (i = 0; i < c->n; i++) {
 		char w[96];
-		where(w, sizeof(w), &c->m[i]);
+		compare_where(w, sizeof(w), &c->m[i]);
 		if ((int)strlen(w) > ww)
 			ww = (int)strlen(w);
 		if ((int)strlen(compare_verdict_name[c->m[i].verdict]) > vw)
@@ -389,7 +373,7 @@ void compare_print(const struct comparison *c, const struct compare_limit *limit
 	fputc('\n', out);
 	for (i = 0; i < c->n; i++) {
 		char w[96], sh[64], ci[96];
-		where(w, sizeof(w), &c->m[i]);
+		compare_where(w, sizeof(w), &c->m[i]);
 		shift_parts(sh, sizeof(sh), ci, sizeof(ci), &c->m[i]);
 		fprintf(out, "%-*s  ", ww, w);
 		sgr(out, color, verdict_color(c->m[i].verdict));
@@ -398,95 +382,4 @@ void compare_print(const struct comparison *c, const struct compare_limit *limit
 		fprintf(out, "  %s%s\n", sh, ci);
 	}
 	limits_print(out, color, c, limits, nlimits);
-}
-
-/* ------------------------------------------------------------ JSON -- */
-
-static json_t *num_or_null(bool has, double v)
-{
-	return has && isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *side_json(const char *path, const struct report *r)
-{
-	return json_pack("{s:s, s:s, s:s?, s:s?, s:I, s:s}", "file", path, "tool",
-			 r->tool_name ? r->tool_name : "rtsoak", "version", r->tool_version,
-			 "start", r->start[0] ? r->start : NULL, "duration_ns",
-			 (json_int_t)r->duration_ns, "status", report_status_name(r->status));
-}
-
-static json_t *match_json(const struct compare_match *m)
-{
-	json_t *o = json_object(), *stats = json_object();
-	bool tested = m->verdict != COMPARE_UNTESTED;
-
-	for (unsigned s = 0; s < COMPARE_NSTATS; s++) {
-		const struct compare_value *v = &m->v[s];
-		json_object_set_new(
-		    stats, compare_stat_name[s],
-		    json_pack("{s:o, s:o, s:o}", "a",
-			      v->known ? json_integer((json_int_t)v->a) : json_null(), "b",
-			      v->known ? json_integer((json_int_t)v->b) : json_null(), "change_pct",
-			      num_or_null(v->known && v->a, v->change_pct)));
-	}
-	json_object_set_new(o, "probe", json_string(m->a->probe));
-	json_object_set_new(o, "cpu", m->aggregate ? json_string("all") : json_integer(m->a->cpu));
-	json_object_set_new(o, "phase", json_string(m->a->phase));
-	json_object_set_new(o, "verdict", json_string(compare_verdict_name[m->verdict]));
-	json_object_set_new(o, "method", json_string(compare_method_name[m->method]));
-	json_object_set_new(o, "units_a", json_integer((json_int_t)m->na));
-	json_object_set_new(o, "units_b", json_integer((json_int_t)m->nb));
-	json_object_set_new(o, "unit_ns",
-			    m->method == COMPARE_BY_INTERVALS ? json_integer((json_int_t)m->unit_ns)
-							      : json_null());
-	json_object_set_new(o, "shift_ns", num_or_null(tested, m->shift_ns));
-	json_object_set_new(o, "ci_low_ns", num_or_null(tested && m->ci, m->lo_ns));
-	json_object_set_new(o, "ci_high_ns", num_or_null(tested && m->ci, m->hi_ns));
-	json_object_set_new(o, "p", num_or_null(tested && m->p >= 0, m->p));
-	json_object_set_new(o, "note", m->note[0] ? json_string(m->note) : json_null());
-	json_object_set_new(o, "stats", stats);
-	return o;
-}
-
-static json_t *strs(char **v, size_t n)
-{
-	json_t *a = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_string(v[i]));
-	return a;
-}
-
-json_t *compare_json(const struct comparison *c, const struct compare_limit *limits, size_t nlimits)
-{
-	json_t *root = json_object(), *matches = json_array(), *lims = json_array();
-
-	for (size_t i = 0; i < c->n; i++)
-		json_array_append_new(matches, match_json(&c->m[i]));
-	for (size_t i = 0; i < nlimits; i++) {
-		json_t *broken = json_array();
-		size_t unchecked = 0;
-		for (size_t k = 0; k < c->n; k++) {
-			bool ok;
-			char w[96];
-			if (compare_limit_broken(&limits[i], &c->m[k], &ok)) {
-				where(w, sizeof(w), &c->m[k]);
-				json_array_append_new(broken, json_string(w));
-			}
-			unchecked += !ok;
-		}
-		json_array_append_new(lims, json_pack("{s:s, s:o, s:I}", "expr", limits[i].text,
-						      "broken_by", broken, "not_checked",
-						      (json_int_t)unchecked));
-	}
-	json_object_set_new(root, "schema", json_string("rtsoak-compare/1"));
-	json_object_set_new(root, "a", side_json(c->path_a, c->a));
-	json_object_set_new(root, "b", side_json(c->path_b, c->b));
-	json_object_set_new(root, "confidence", json_real(COMPARE_CONF));
-	json_object_set_new(root, "warnings", strs(c->warnings, c->nwarnings));
-	json_object_set_new(root, "matches", matches);
-	json_object_set_new(root, "only_in_a", strs(c->only_a, c->nonly_a));
-	json_object_set_new(root, "only_in_b", strs(c->only_b, c->nonly_b));
-	json_object_set(root, "differences", c->differences);
-	json_object_set_new(root, "limits", lims);
-	return root;
 }

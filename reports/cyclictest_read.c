@@ -243,8 +243,8 @@ static size_t unnan(const char *in, size_t len, char *out, unsigned *replaced)
 static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	size_t cap, n = 0;
 	struct stat st;
+	ssize_t got;
 	char *buf;
 
 	if (fd < 0) {
@@ -265,45 +265,19 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 		errno = EINVAL;
 		return NULL;
 	}
-	cap = (size_t)st.st_size + 1; /* + 1: EOF is seen without growing */
-	if (!(buf = malloc(cap))) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		close(fd);
-		errno = ENOMEM;
-		return NULL;
-	}
-	for (;;) {
-		ssize_t got = read(fd, buf + n, cap - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
-			break;
-		}
-		if (got == 0) {
-			close(fd);
-			*len = n;
-			return buf;
-		}
-		n += (size_t)got;
-		if (n < cap)
-			continue;
-		/* The file grew while we read it. */
-		char *grown = cap > REPORT_FILE_MAX ? NULL : realloc(buf, cap *= 2);
-		if (!grown) {
-			snprintf(err, errlen, "%s: %s", path,
-				 cap > REPORT_FILE_MAX ? "grew past the readers' size limit"
-						       : "out of memory");
-			errno = cap > REPORT_FILE_MAX ? EINVAL : ENOMEM;
-			free(buf);
-			close(fd);
-			return NULL;
-		}
-		buf = grown;
-	}
-	free(buf);
+	got = util_read_fd(fd, (size_t)st.st_size, REPORT_FILE_MAX, false, &buf);
 	close(fd);
-	errno = EINVAL;
+	if (got >= 0) {
+		*len = (size_t)got;
+		return buf;
+	}
+	if (got == -EFBIG)
+		snprintf(err, errlen, "%s: grew past the readers' size limit", path);
+	else if (got == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory", path);
+	else
+		snprintf(err, errlen, "%s: read error: %s", path, strerror((int)-got));
+	errno = got == -ENOMEM ? ENOMEM : EINVAL;
 	return NULL;
 }
 

@@ -43,6 +43,7 @@
 #include "report.h"
 #include "output.h"
 #include "util.h"
+#include "views.h"
 
 #define HIST_ROWS_MAX 10000
 

@@ -26,6 +26,7 @@
 #include "svg.h"
 #include "output.h"
 #include "util.h"
+#include "views.h"
 
 struct page {
 	FILE *f;

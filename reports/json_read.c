@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe.h"
 #include "cyclictest.h"
 #include "report.h"
+#include "views.h"
 
 /* The big arrays, parsed one element at a time (split_top). */
 enum { BIG_RESULTS, BIG_AGGREGATES, BIG_SERIES, BIG_N };
@@ -521,7 +521,7 @@ static int read_one_series(struct rd *rd, struct report *r, json_t *o, size_t k)
 		return fail(rd, w2, "logged is above the readers' limit of 200000000 spikes");
 	if (!(t = get_column(rd, log, "t_ns", w2, logged, INT64_MAX, &rc)) ||
 	    !(lat = get_column(rd, log, "latency_ns", w2, logged, INT64_MAX, &rc)) ||
-	    !(ph = get_column(rd, log, "phase", w2, logged, PROBE_MAX_PHASES - 1, &rc)))
+	    !(ph = get_column(rd, log, "phase", w2, logged, RECORDER_MAX_PHASES - 1, &rc)))
 		return rc;
 	rs->nspikes = logged;
 	rs->spikes = calloc(logged ? logged : 1, sizeof(*rs->spikes));

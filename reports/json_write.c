@@ -18,6 +18,7 @@
 #include "output.h"
 #include "report.h"
 #include "util.h"
+#include "views.h"
 
 /* jansson integers are signed 64-bit; our values stay below 2^63 (a
  * latency of 292 years), so the cast is safe. */

@@ -28,6 +28,7 @@
 #include "report.h"
 #include "output.h"
 #include "util.h"
+#include "views.h"
 
 struct family {
 	const char *name, *type, *help;

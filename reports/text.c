@@ -39,6 +39,7 @@
 
 #include "report.h"
 #include "util.h"
+#include "views.h"
 
 #define LAT_W 7
 #define COUNT_W 6 /* "999999", "86.4G" */

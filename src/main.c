@@ -1,4 +1,5 @@
-/* main: subcommand dispatch only. */
+/* main: the subcommand table and its dispatch, nothing else (src/main.c;
+ * the commands live in src/app/ and src/probe/reflect.c). */
 #include <config.h>
 
 #include <errno.h>
@@ -7,10 +8,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "compare.h"
 #include "probe.h"
 #include "reflect.h"
-#include "report.h"
 #include "session.h"
 #include "sysinfo.h"
 #include "util.h"
@@ -62,20 +61,20 @@ static int cmd_restore(int argc, char **argv)
 			return EXIT_OK;
 		}
 	if (argc != 2) {
-		cli_error("restore: expected one journal file (usage: rtsoak restore JOURNAL)");
+		rtsoak_error("restore: expected one journal file (usage: rtsoak restore JOURNAL)");
 		return EXIT_USAGE;
 	}
 	/* restore takes no option: `restore --force J` must not read a file
 	 * named "--force" (a journal whose name starts with '-': ./-J). */
 	if (argv[1][0] == '-' && argv[1][1]) {
 		char arg[128];
-		cli_error("restore: unknown option '%s' (usage: rtsoak restore JOURNAL)",
-			  util_escape(argv[1], arg, sizeof(arg)));
+		rtsoak_error("restore: unknown option '%s' (usage: rtsoak restore JOURNAL)",
+			     util_escape(argv[1], arg, sizeof(arg)));
 		return EXIT_USAGE;
 	}
 	rc = tweak_journal_restore(argv[1], stdout, err, sizeof(err));
 	if (rc != EXIT_OK && err[0])
-		cli_error("restore: %s", err);
+		rtsoak_error("restore: %s", err);
 	return rc;
 }
 
@@ -94,8 +93,8 @@ static int no_arguments(int argc, char **argv, const char *cmd)
 		}
 	if (argc < 2)
 		return -1;
-	cli_error("%s: unexpected argument '%s' (usage: rtsoak %s, no arguments)", cmd,
-		  util_escape(argv[1], arg, sizeof(arg)), cmd);
+	rtsoak_error("%s: unexpected argument '%s' (usage: rtsoak %s, no arguments)", cmd,
+		     util_escape(argv[1], arg, sizeof(arg)), cmd);
 	return EXIT_USAGE;
 }
 
@@ -109,7 +108,7 @@ static int cmd_sysinfo(int argc, char **argv)
 		return rc;
 	sys = sysinfo_snapshot();
 	if (!sys) {
-		cli_error("sysinfo: out of memory");
+		rtsoak_error("sysinfo: out of memory");
 		return EXIT_ENV;
 	}
 	json_dumpf(sys, stdout, JSON_INDENT(2));
@@ -143,53 +142,78 @@ static int cmd_loads(int argc, char **argv)
 	return EXIT_OK;
 }
 
+static int cmd_help(int argc, char **argv);
+
+static int cmd_version(int argc, char **argv)
+{
+	int rc = no_arguments(argc, argv, "version");
+
+	if (rc >= 0)
+		return rc;
+	printf("rtsoak %s\n", PACKAGE_VERSION);
+	return EXIT_OK;
+}
+
+/* The subcommands, as git's cmd_struct: dispatch, the unknown-command
+ * message and `rtsoak help`'s list all come from here.  A handler gets the
+ * command's own argv (argv[0] is its name); run and ab also get the whole
+ * command line, which the report records as typed. */
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	int (*fn_run)(int argc, char **argv, int full_argc, char **full_argv);
+	const char *summary;
+} commands[] = {
+	{ "run", NULL, cmd_run, "measure wake-up latency and write a report (the default)" },
+	{ "ab", NULL, cmd_ab, "A/B rounds in ABBA order: with and without --set tweaks" },
+	{ "sysinfo", cmd_sysinfo, NULL, "print the system snapshot a report records" },
+	{ "report", report_main, NULL, "read a report (or cyclictest --json) and render views" },
+	{ "compare", compare_main, NULL, "compare two reports: verdicts, changes, --fail-if" },
+	{ "restore", cmd_restore, NULL, "put back what a crashed run with --set changed" },
+	{ "probes", cmd_probes, NULL, "list the probes" },
+	{ "loads", cmd_loads, NULL, "list the loads and their options" },
+	{ "reflect", reflect_main, NULL, "UDP echo server for net:target= round trips" },
+	{ "help", cmd_help, NULL, "this help" },
+	{ "version", cmd_version, NULL, "print the version" },
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static int cmd_help(int argc, char **argv)
+{
+	int rc = no_arguments(argc, argv, "help");
+
+	if (rc >= 0)
+		return rc;
+	cli_usage(stdout);
+	puts("\nCommands (rtsoak COMMAND --help for each):");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		printf("  %-9s %s\n", commands[i].name, commands[i].summary);
+	return EXIT_OK;
+}
+
 static int dispatch(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
-	int rc;
+	char list[256] = "";
 
 	/* No subcommand, or options first: `rtsoak` means `rtsoak run`. */
 	if (!cmd || cmd[0] == '-') {
-		if (cmd && (!strcmp(cmd, "-h") || !strcmp(cmd, "--help"))) {
-			cli_usage(stdout);
-			return EXIT_OK;
-		}
+		if (cmd && (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")))
+			return cmd_help(1, argv + 1);
 		return cmd_run(argc, argv, argc, argv);
 	}
-	if (!strcmp(cmd, "run"))
-		return cmd_run(argc - 1, argv + 1, argc, argv);
-	if (!strcmp(cmd, "sysinfo"))
-		return cmd_sysinfo(argc - 1, argv + 1);
-	if (!strcmp(cmd, "report"))
-		return report_main(argc - 1, argv + 1);
-	if (!strcmp(cmd, "ab"))
-		return cmd_ab(argc - 1, argv + 1, argc, argv);
-	if (!strcmp(cmd, "restore"))
-		return cmd_restore(argc - 1, argv + 1);
-	if (!strcmp(cmd, "compare"))
-		return compare_main(argc - 1, argv + 1);
-	if (!strcmp(cmd, "probes"))
-		return cmd_probes(argc - 1, argv + 1);
-	if (!strcmp(cmd, "loads"))
-		return cmd_loads(argc - 1, argv + 1);
-	if (!strcmp(cmd, "reflect"))
-		return reflect_main(argc - 1, argv + 1);
-	if (!strcmp(cmd, "help")) {
-		if ((rc = no_arguments(argc - 1, argv + 1, "help")) >= 0)
-			return rc;
-		cli_usage(stdout);
-		return EXIT_OK;
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		const struct command *c = &commands[i];
+		if (strcmp(cmd, c->name))
+			continue;
+		if (c->fn_run)
+			return c->fn_run(argc - 1, argv + 1, argc, argv);
+		return c->fn(argc - 1, argv + 1);
 	}
-	if (!strcmp(cmd, "version")) {
-		if ((rc = no_arguments(argc - 1, argv + 1, "version")) >= 0)
-			return rc;
-		printf("rtsoak %s\n", PACKAGE_VERSION);
-		return EXIT_OK;
-	}
-	cli_error(
-	    "unknown command '%s' (commands: run, ab, sysinfo, report, compare, restore, probes, loads, reflect, help, "
-	    "version)",
-	    cmd);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
+			 commands[i].name);
+	rtsoak_error("unknown command '%s' (commands: %s)", cmd, list);
 	return EXIT_USAGE;
 }
 
@@ -200,7 +224,7 @@ static int close_stdout(int rc)
 {
 	errno = 0;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		cli_error("cannot write standard output: %s", strerror(errno ? errno : EIO));
+		rtsoak_error("cannot write standard output: %s", strerror(errno ? errno : EIO));
 		return rc == EXIT_OK || rc == EXIT_LIMIT ? EXIT_ENV : rc;
 	}
 	return rc;

@@ -17,7 +17,7 @@
 #include "harness.h"
 #include "tweak.h"
 
-/* tweak_journal_parse's documented bound (src/tweak.h). */
+/* tweak_journal_parse's documented bound (src/sys/tweak.h). */
 #define FUZZ_JOURNAL_MAX_ENTRIES 4096
 
 static void bad(const char *what)

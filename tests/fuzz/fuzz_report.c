@@ -6,6 +6,7 @@
 
 #include "harness.h"
 #include "report.h"
+#include "views.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -15,6 +15,7 @@
 #include "analysis.h"
 #include "compare.h"
 #include "harness.h"
+#include "views.h"
 
 static char dir[4096];
 static FILE *devnull;

@@ -23,6 +23,7 @@
 #include "cyclictest.h"
 #include "report.h"
 #include "tap.h"
+#include "views.h"
 
 static char dir[] = "/tmp/rtsoak-ct-XXXXXX";
 static char data[512];

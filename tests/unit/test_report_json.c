@@ -9,6 +9,7 @@
 
 #include "report.h"
 #include "tap.h"
+#include "views.h"
 
 static void build(struct report *r)
 {

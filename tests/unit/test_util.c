@@ -1,11 +1,14 @@
 /* Unit tests for util_escape and util_fputs_escaped: what a terminal would
  * act on never leaves rtsoak raw, and a truncated escape never ends on half
- * a UTF-8 character. */
+ * a UTF-8 character.  And util_read_fd, the one file reader: whole files
+ * whatever the size hint says, -EFBIG past the limit, or cut at it. */
 #include <config.h>
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tap.h"
 #include "util.h"
@@ -38,6 +41,47 @@ static int stream_is(const char *in, const char *want)
 	return same;
 }
 
+/* util_read_fd of len bytes of a pattern, from a temporary file (a size
+ * hint as given) or, with hint (size_t)-1, from a pipe (no hint at all).
+ * Returns what it returned; *same: the text is the pattern's first bytes
+ * (on an error: *out was left NULL). */
+static ssize_t read_back(size_t len, size_t hint, size_t max, bool cut, bool *same)
+{
+	char *data = malloc(len + 1), *text = NULL, path[] = "/tmp/test_util-XXXXXX";
+	int fd = -1, p[2];
+	ssize_t got = -EIO;
+
+	*same = false;
+	if (!data)
+		return -ENOMEM;
+	for (size_t i = 0; i < len; i++)
+		data[i] = (char)('a' + i % 26);
+	if (hint == (size_t)-1) {
+		/* A pipe holds 64 KiB: enough for the sizes below, written before reading. */
+		if (pipe(p) == 0) {
+			if (write(p[1], data, len) == (ssize_t)len) {
+				close(p[1]);
+				got = util_read_fd(p[0], 0, max, cut, &text);
+			} else {
+				close(p[1]);
+			}
+			close(p[0]);
+		}
+	} else if ((fd = mkstemp(path)) >= 0) {
+		unlink(path);
+		if (write(fd, data, len) == (ssize_t)len && lseek(fd, 0, SEEK_SET) == 0)
+			got = util_read_fd(fd, hint, max, cut, &text);
+		close(fd);
+	}
+	if (got >= 0)
+		*same = text && !memcmp(text, data, (size_t)got) && text[got] == '\0';
+	else
+		*same = !text; /* an error leaves *out NULL */
+	free(text);
+	free(data);
+	return got;
+}
+
 int main(void)
 {
 	/* OSC 0 (window title), CSI 2J (clear screen), BEL, DEL, C1 CSI. */
@@ -45,7 +89,7 @@ int main(void)
 			   "b";
 	const char *want = "a\\x1b]0;t\\x07\\x1b[2J\\x7f\\u009bb";
 
-	tap_plan(11);
+	tap_plan(20);
 	ok(esc_is(evil, 256, want), "escape_turns_c0_del_and_c1_into_text");
 	ok(esc_is("1\n2\t3\r", 256, "1\\n2\\t3\\r"), "escape_names_newline_tab_and_return");
 	ok(esc_is("caf\xc3\xa9 \\ ok", 256, "caf\xc3\xa9 \\ ok"),
@@ -68,5 +112,25 @@ int main(void)
 	fclose(f);
 	ok(n == 4 * (sizeof(big) - 1) && !strchr(out, '\x1b'), "stream_escape_has_no_length_limit");
 	free(out);
+
+	bool same;
+	ssize_t got = read_back(10000, 10000, 1 << 20, false, &same);
+	ok(got == 10000 && same, "read_fd_reads_a_file_of_the_size_hinted (%zd)", got);
+	got = read_back(10000, 100, 1 << 20, false, &same);
+	ok(got == 10000 && same, "read_fd_grows_past_a_hint_that_is_too_small (%zd)", got);
+	got = read_back(20000, (size_t)-1, 1 << 20, false, &same);
+	ok(got == 20000 && same, "read_fd_reads_a_pipe_without_a_hint (%zd)", got);
+	got = read_back(0, 0, 100, false, &same);
+	ok(got == 0 && same, "read_fd_reads_an_empty_file (%zd)", got);
+	got = read_back(100, 100, 100, false, &same);
+	ok(got == 100 && same, "read_fd_takes_exactly_max_bytes (%zd)", got);
+	got = read_back(101, 100, 100, false, &same);
+	ok(got == -EFBIG && same, "read_fd_refuses_one_byte_past_max (%zd)", got);
+	got = read_back(20000, (size_t)-1, 5000, false, &same);
+	ok(got == -EFBIG && same, "read_fd_refuses_a_pipe_past_max (%zd)", got);
+	got = read_back(20000, (size_t)-1, 5000, true, &same);
+	ok(got == 5000 && same, "read_fd_cut_keeps_the_first_max_bytes (%zd)", got);
+	got = read_back(30, 0, 5000, true, &same);
+	ok(got == 30 && same, "read_fd_cut_reads_a_short_file_whole (%zd)", got);
 	return tap_done();
 }

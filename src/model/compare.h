@@ -115,16 +115,8 @@ int compare_limit_parse(const char *text, struct compare_limit *out, char *err, 
 bool compare_limit_broken(const struct compare_limit *l, const struct compare_match *m,
 			  bool *checkable);
 
-void compare_print(const struct comparison *c, const struct compare_limit *limits, size_t nlimits,
-		   FILE *out, bool color);
-/* A and B overlaid (histograms, CDF), the verdict table and the system
- * differences as one self-contained HTML page; "-" for stdout. */
-int compare_html_write(const struct comparison *c, const struct compare_limit *limits,
-		       size_t nlimits, const char *path) __attribute__((warn_unused_result));
-json_t *compare_json(const struct comparison *c, const struct compare_limit *limits,
-		     size_t nlimits);
-
-/* `rtsoak compare ...` (compare_cli.c): returns the exit code. */
-int compare_main(int argc, char **argv);
+/* The match's name for a person: "PROBE cpu N (PHASE)" or "PROBE all CPUs
+ * (PHASE)", names escaped (util_escape: they come from files), cut to len. */
+void compare_where(char *buf, size_t len, const struct compare_match *m);
 
 #endif

@@ -24,6 +24,7 @@
 #endif
 
 #include "sysinfo.h"
+#include "util.h"
 
 #define SYSCPU "/sys/devices/system/cpu/"
 /* Enough for any sysfs attribute (one page) and a long /proc/cmdline, yet a --record glob that
@@ -61,7 +62,7 @@ static size_t rtrim(const char *s, size_t len)
 	return len;
 }
 
-/* The one reader for sysfs/procfs: at most READ_MAX bytes, NUL-terminated, caller frees.  Values
+/* sysinfo's reader of sysfs/procfs (util_read_fd): at most READ_MAX bytes, NUL-terminated, caller frees.  Values
  * we store lose only the newline the kernel appends, so they read back exactly as `cat` shows
  * them; trim drops all trailing whitespace, for values we parse.  NULL with errno set. */
 static char *read_file(const char *path, size_t *lenp, int trim)
@@ -70,30 +71,22 @@ static char *read_file(const char *path, size_t *lenp, int trim)
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	char *buf = malloc(READ_MAX + 1);
-	size_t len = 0;
-	ssize_t r = buf ? 1 : -1;
+	char *buf;
+	ssize_t r = util_read_fd(fd, 0, READ_MAX, true, &buf);
+	size_t len;
 
-	if (!buf)
-		errno = ENOMEM;
-	while (r > 0 && len < READ_MAX) {
-		r = read(fd, buf + len, READ_MAX - len);
-		if (r > 0)
-			len += (size_t)r;
-	}
-	int err = errno;
 	close(fd);
 	if (r < 0) {
-		free(buf);
-		errno = err;
+		errno = (int)-r;
 		return NULL;
 	}
+	len = (size_t)r;
 	if (trim)
 		len = rtrim(buf, len);
 	else if (len && buf[len - 1] == '\n')
 		len--;
 	buf[len] = '\0';
-	char *small = realloc(buf, len + 1); /* hand back the rest of the 64 KiB */
+	char *small = realloc(buf, len + 1); /* hand back the room the reader grew */
 	if (lenp)
 		*lenp = len;
 	return small ? small : buf;

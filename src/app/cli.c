@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,22 +15,12 @@
 #include "report.h"
 #include "sysinfo.h"
 #include "util.h"
+#include "views.h"
 
 #define DEFAULT_INTERVAL_NS (1 * NSEC_PER_MSEC)
 #define DEFAULT_DURATION_NS (60 * NSEC_PER_SEC)
 #define MIN_INTERVAL_NS (1 * NSEC_PER_USEC)
 #define MAX_INTERVAL_NS (3600 * NSEC_PER_SEC)
-
-void cli_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("rtsoak: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 int cli_color_parse(const char *arg, enum cli_color *out)
 {
@@ -61,16 +50,16 @@ int cli_report_option(const char *cmd, int opt, char **argv, const char *usage,
 	case 'c':
 		if (!cli_color_parse(optarg, color))
 			return -1;
-		cli_error("%s: --color: '%s' is not auto, always or never", cmd, optarg);
+		rtsoak_error("%s: --color: '%s' is not auto, always or never", cmd, optarg);
 		return EXIT_USAGE;
 	case 'h':
 		fputs(usage, stdout);
 		return EXIT_OK;
 	case ':':
-		cli_error("%s: %s needs a value", cmd, argv[optind - 1]);
+		rtsoak_error("%s: %s needs a value", cmd, argv[optind - 1]);
 		return EXIT_USAGE;
 	default:
-		cli_error("%s: unknown option '%s'", cmd, argv[optind - 1]);
+		rtsoak_error("%s: unknown option '%s'", cmd, argv[optind - 1]);
 		return EXIT_USAGE;
 	}
 }
@@ -83,13 +72,14 @@ int cli_output_writable(const char *cmd, const char *opt, const char *path, enum
 	int kind = output_check(path, &what, why, sizeof(why));
 
 	if (kind < 0) {
-		cli_error("%s%s%s: %s", cmd ? cmd : "", cmd ? ": " : "", opt, why);
+		rtsoak_error("%s%s%s: %s", cmd ? cmd : "", cmd ? ": " : "", opt, why);
 		return -1;
 	}
 	/* Said once, before the run: the write itself is not atomic. */
 	if (kind == OUTPUT_IN_PLACE)
-		cli_error("%s%s%s: '%s' is %s: written in place, not atomically%s", cmd ? cmd : "",
-			  cmd ? ": " : "", opt, path, what, in_place ? in_place : "");
+		rtsoak_error("%s%s%s: '%s' is %s: written in place, not atomically%s",
+			     cmd ? cmd : "", cmd ? ": " : "", opt, path, what,
+			     in_place ? in_place : "");
 	output_note_target(path, fmt);
 	return kind;
 }
@@ -101,7 +91,7 @@ int cli_report_read(const char *cmd, const char *path, struct report *r)
 
 	if (rc >= 0)
 		return -1;
-	cli_error("%s: %s", cmd, err);
+	rtsoak_error("%s: %s", cmd, err);
 	return rc == -ENOMEM ? EXIT_ENV : EXIT_USAGE;
 }
 
@@ -250,14 +240,14 @@ static int check_cpus(const char *opt, const char *arg, struct cpuset *set)
 	int c;
 
 	if (cpuset_parse(set, arg, err, sizeof(err))) {
-		cli_error("%s: %s", opt, err);
+		rtsoak_error("%s: %s", opt, err);
 		return EXIT_USAGE;
 	}
 	if (cpuset_online(&online) < 0)
 		return -1; /* cannot tell: the affinity check at start-up catches it */
 	if ((c = cpuset_first_missing(set, &online)) >= 0) {
 		cpuset_format(&online, list, sizeof(list));
-		cli_error("%s: CPU %d is not online (online: %s)", opt, c, list);
+		rtsoak_error("%s: CPU %d is not online (online: %s)", opt, c, list);
 		return EXIT_USAGE;
 	}
 	return -1;
@@ -284,7 +274,7 @@ static int parse_probes(struct run_config *cfg, const char *arg)
 	/* strtok_r would skip an empty element, so "timer," would run only
 	 * timer where --cpus 0, is an error: reject it the same way. */
 	if (*arg && list_has_empty(arg)) {
-		cli_error("--probes: '%s' has an empty element (expected e.g. timer,net)", arg);
+		rtsoak_error("--probes: '%s' has an empty element (expected e.g. timer,net)", arg);
 		free(copy);
 		return EXIT_USAGE;
 	}
@@ -299,25 +289,25 @@ static int parse_probes(struct run_config *cfg, const char *arg)
 			for (unsigned i = 0; probe_registry[i]; i++)
 				snprintf(names + strlen(names), sizeof(names) - strlen(names),
 					 "%s%s", i ? ", " : "", probe_registry[i]->name);
-			cli_error("--probes: unknown probe '%s' (available: %s)", name, names);
+			rtsoak_error("--probes: unknown probe '%s' (available: %s)", name, names);
 			rc = EXIT_USAGE;
 			break;
 		}
 		if (ops->unavailable) {
-			cli_error("--probes: probe '%s' cannot run here: %s", name,
-				  ops->unavailable);
+			rtsoak_error("--probes: probe '%s' cannot run here: %s", name,
+				     ops->unavailable);
 			rc = EXIT_ENV;
 			break;
 		}
 		for (unsigned i = 0; i < cfg->nprobes; i++)
 			if (!strcmp(cfg->probes[i].spec, tok)) {
-				cli_error("--probes: '%s' is named twice", tok);
+				rtsoak_error("--probes: '%s' is named twice", tok);
 				rc = EXIT_USAGE;
 			}
 		if (rc >= 0)
 			break;
 		if (cfg->nprobes == CLI_MAX_PROBES) {
-			cli_error("--probes: at most %d probes", CLI_MAX_PROBES);
+			rtsoak_error("--probes: at most %d probes", CLI_MAX_PROBES);
 			rc = EXIT_USAGE;
 			break;
 		}
@@ -327,7 +317,7 @@ static int parse_probes(struct run_config *cfg, const char *arg)
 	}
 	free(copy);
 	if (rc < 0 && cfg->nprobes == 0) {
-		cli_error("--probes: the list is empty (expected e.g. timer)");
+		rtsoak_error("--probes: the list is empty (expected e.g. timer)");
 		rc = EXIT_USAGE;
 	}
 	return rc;
@@ -357,13 +347,14 @@ static int configure_probes(struct run_config *cfg)
 		pc->results = pc->ops->results;
 		if (!pc->ops->configure) {
 			if (colon) {
-				cli_error("--probes: probe '%s' takes no options", pc->ops->name);
+				rtsoak_error("--probes: probe '%s' takes no options",
+					     pc->ops->name);
 				return EXIT_USAGE;
 			}
 			continue;
 		}
 		if (pc->ops->configure(pc, colon ? colon + 1 : NULL, cfg, err, sizeof(err))) {
-			cli_error("--probes: %s", err);
+			rtsoak_error("--probes: %s", err);
 			return EXIT_USAGE;
 		}
 	}
@@ -392,12 +383,12 @@ static int split_loads(char **specs, unsigned *n, const char *arg)
 		/* An empty spec (",cpu", "cpu,,disk", "cpu,"): as for --probes;
 		 * a string value cannot end in a comma either. */
 		if (p == start || p[-1] == ',') {
-			cli_error("--loads: '%s' %s (expected e.g. cpu,disk)", arg,
-				  *arg ? "has an empty element" : "is empty");
+			rtsoak_error("--loads: '%s' %s (expected e.g. cpu,disk)", arg,
+				     *arg ? "has an empty element" : "is empty");
 			return EXIT_USAGE;
 		}
 		if (*n == LOAD_MAX_INSTANCES) {
-			cli_error("--loads: at most %d loads", LOAD_MAX_INSTANCES);
+			rtsoak_error("--loads: at most %d loads", LOAD_MAX_INSTANCES);
 			return EXIT_USAGE;
 		}
 		if (!(specs[(*n)++] = strndup(start, (size_t)(p - start))))
@@ -415,12 +406,12 @@ static int check_workdir(const char *dir)
 	int rc;
 
 	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		cli_error("--workdir: '%s' is not a directory", dir);
+		rtsoak_error("--workdir: '%s' is not a directory", dir);
 		return EXIT_USAGE;
 	}
 	snprintf(probe, sizeof(probe), "%s/x", dir);
 	if ((rc = util_check_writable(probe)) < 0) {
-		cli_error("--workdir: cannot create files in '%s': %s", dir, strerror(-rc));
+		rtsoak_error("--workdir: cannot create files in '%s': %s", dir, strerror(-rc));
 		return EXIT_USAGE;
 	}
 	return -1;
@@ -435,7 +426,7 @@ static int parse_loads(struct run_config *cfg, char **specs, unsigned n)
 		struct load_instance *inst = &cfg->loads[i];
 		rc = load_instance_parse(inst, specs[i], &cfg->load_cpus, err, sizeof(err));
 		if (rc) {
-			cli_error("--loads: %s", err);
+			rtsoak_error("--loads: %s", err);
 			return rc == -ENOTSUP ? EXIT_ENV : EXIT_USAGE;
 		}
 		inst->index = i;
@@ -444,7 +435,7 @@ static int parse_loads(struct run_config *cfg, char **specs, unsigned n)
 		snprintf(inst->file_prefix, sizeof(inst->file_prefix), "rtsoak-load-%d-%u",
 			 (int)getpid(), i);
 		if (load_instance_check(inst, err, sizeof(err))) {
-			cli_error("--loads: %s", err);
+			rtsoak_error("--loads: %s", err);
 			return EXIT_USAGE;
 		}
 		cfg->nloads++;
@@ -536,7 +527,7 @@ static int check_ignored(const struct run_config *cfg, bool duration_given, unsi
 		why = "--checkpoint: a report on standard output (--output -) has no checkpoints";
 	if (!why)
 		return -1;
-	cli_error("%s", why);
+	rtsoak_error("%s", why);
 	return EXIT_USAGE;
 }
 
@@ -544,16 +535,16 @@ static int check_ignored(const struct run_config *cfg, bool duration_given, unsi
 static int check_ab(struct run_config *cfg, bool duration_given)
 {
 	if (!cfg->nset) {
-		cli_error("ab: needs --set PATH=VALUE (what the B rounds change)");
+		rtsoak_error("ab: needs --set PATH=VALUE (what the B rounds change)");
 		return EXIT_USAGE;
 	}
 	if (duration_given || cfg->loops) {
-		cli_error("ab: %s: the run lasts 2 x --rounds x --round-duration",
-			  duration_given ? "--duration" : "--loops");
+		rtsoak_error("ab: %s: the run lasts 2 x --rounds x --round-duration",
+			     duration_given ? "--duration" : "--loops");
 		return EXIT_USAGE;
 	}
 	if (cfg->rotate) {
-		cli_error(
+		rtsoak_error(
 		    "ab: --schedule rotate: the rounds are the phases (loads run throughout)");
 		return EXIT_USAGE;
 	}
@@ -573,15 +564,15 @@ static int take_locks(struct run_config *cfg)
 	if (strcmp(cfg->output, "-") && lock_output_path(cfg->output, path, sizeof(path)) == 0 &&
 	    (rc = lock_take(&cfg->output_lock, LOCK_OUTPUT, path, path, err, sizeof(err))) < 0 &&
 	    rc != -ENOENT) {
-		cli_error("%s", err);
+		rtsoak_error("%s", err);
 		return EXIT_ENV;
 	}
 	rc = tweak_set_journal(&cfg->tweaks, cfg->output, cfg->force, err, sizeof(err));
 	if (!rc && err[0])
-		cli_error("warning: %s", err);
+		rtsoak_error("warning: %s", err);
 	if (!rc && (rc = tweak_lock(&cfg->tweaks, err, sizeof(err))) == 0)
 		return -1;
-	cli_error("%s", rc == -ENOMEM ? "out of memory" : err);
+	rtsoak_error("%s", rc == -ENOMEM ? "out of memory" : err);
 	lock_release(&cfg->output_lock);
 	return EXIT_ENV;
 }
@@ -693,7 +684,7 @@ static int parse_all(struct run_config *cfg, int argc, char **argv, bool ab, cha
 			if ((rc = sysinfo_record_check(optarg, err, sizeof(err))) < 0)
 				goto bad;
 			if (rc > 0) /* some files left out: say so, the run goes on */
-				cli_error("%s: warning: %s", optname, err);
+				rtsoak_error("%s: warning: %s", optname, err);
 			if (cfg->nrecord == CLI_MAX_RECORD) {
 				snprintf(err, sizeof(err), "at most %d globs", CLI_MAX_RECORD);
 				goto bad;
@@ -827,7 +818,7 @@ static int parse_all(struct run_config *cfg, int argc, char **argv, bool ab, cha
 			}
 			if ((rc = tweak_add(&cfg->tweaks, optarg, err, sizeof(err))) < 0) {
 				/* tweak_add names the option and path itself */
-				cli_error("%s", rc == -ENOMEM ? "out of memory" : err);
+				rtsoak_error("%s", rc == -ENOMEM ? "out of memory" : err);
 				return EXIT_USAGE;
 			}
 			cfg->set[cfg->nset++] = optarg;
@@ -847,7 +838,7 @@ static int parse_all(struct run_config *cfg, int argc, char **argv, bool ab, cha
 				goto bad;
 			}
 			if (compare_limit_parse(optarg, &l, err, sizeof(err))) {
-				cli_error("ab: %s", err);
+				rtsoak_error("ab: %s", err);
 				return EXIT_USAGE;
 			}
 			cfg->fail_if[cfg->nfail_if++] = optarg;
@@ -875,19 +866,19 @@ static int parse_all(struct run_config *cfg, int argc, char **argv, bool ab, cha
 			printf("rtsoak %s\n", PACKAGE_VERSION);
 			return EXIT_OK;
 		case ':':
-			cli_error("%s needs a value (see rtsoak --help)", argv[optind - 1]);
+			rtsoak_error("%s needs a value (see rtsoak --help)", argv[optind - 1]);
 			return EXIT_USAGE;
 		default:
-			cli_error("unknown option '%s' (see rtsoak --help)", argv[optind - 1]);
+			rtsoak_error("unknown option '%s' (see rtsoak --help)", argv[optind - 1]);
 			return EXIT_USAGE;
 		}
 		continue;
 	bad:
-		cli_error("%s: %s", optname, err);
+		rtsoak_error("%s: %s", optname, err);
 		return EXIT_USAGE;
 	}
 	if (optind < argc) {
-		cli_error("unexpected argument '%s' (see rtsoak --help)", argv[optind]);
+		rtsoak_error("unexpected argument '%s' (see rtsoak --help)", argv[optind]);
 		return EXIT_USAGE;
 	}
 	if ((rc = check_ignored(cfg, duration_given, nspecs, load_cpus_given, workdir_given,
@@ -903,7 +894,7 @@ static int parse_all(struct run_config *cfg, int argc, char **argv, bool ab, cha
 		if (cpuset_allowed(&cfg->cpus) == 0 && cpuset_online(&online) == 0)
 			cpuset_and(&cfg->cpus, &online);
 		if (cpuset_empty(&cfg->cpus)) {
-			cli_error("--cpus: no online CPU is in this process's affinity mask");
+			rtsoak_error("--cpus: no online CPU is in this process's affinity mask");
 			return EXIT_ENV;
 		}
 	}
@@ -917,11 +908,11 @@ static int parse_all(struct run_config *cfg, int argc, char **argv, bool ab, cha
 	if (net_opt[0] && !has_probe(cfg, "net")) {
 		/* Silently ignoring it would let a run measure something else
 		 * than what the command line says. */
-		cli_error("%s: only the net probe uses it, and --probes has no net", net_opt);
+		rtsoak_error("%s: only the net probe uses it, and --probes has no net", net_opt);
 		return EXIT_USAGE;
 	}
 	if (cfg->rotate && cfg->nloads == 0) {
-		cli_error("--schedule rotate: needs --loads (phases are idle and each load)");
+		rtsoak_error("--schedule rotate: needs --loads (phases are idle and each load)");
 		return EXIT_USAGE;
 	}
 	if (!cfg->output[0])

@@ -1,8 +1,8 @@
-/* report: the one in-memory model of a run's results.
+/* report: the one in-memory model of a run's results (src/model/).
  *
- * Every output format is a view of this model (reports/json_write.c,
- * reports/text.c, reports/prom.c, reports/html.c, reports/histogram_text.c),
- * and reports/json_read.c rebuilds it from a JSON file, so `rtsoak report
+ * Every output format is a view of this model (reports/views.h: json_write.c,
+ * text.c, prom.c, html.c, histogram_text.c), and reports/json_read.c
+ * rebuilds it from a JSON file, so `rtsoak report
  * FILE` and compare work on exactly what a run wrote.  Statistics are
  * stored as computed at the end of the run, not recomputed on read, so a
  * read/write round trip is exact.
@@ -140,26 +140,5 @@ int report_build_aggregates(struct report *r);
  * and clears them again, keeping the run's header. */
 void report_clear_results(struct report *r, size_t keep_warnings);
 void report_free(struct report *r);
-
-/* Views (reports/).  Each returns 0 or -errno. */
-int report_json_write(const struct report *r, const char *path) __attribute__((warn_unused_result));
-/* Prometheus text format 0.0.4 for node_exporter's textfile collector, written atomically (or
- * to stdout for "-") so that a scrape never sees half a file. */
-int report_prom_write(const struct report *r, const char *path) __attribute__((warn_unused_result));
-/* Read a report written by report_json_write.  On error returns -EINVAL
- * (or -errno) with a one-line reason in err. */
-int report_json_read(const char *path, struct report *r, char *err, size_t errlen)
-    __attribute__((warn_unused_result));
-/* The terminal summary, aligned for 80 columns; ANSI colour when color. */
-void report_text_print(const struct report *r, FILE *out, bool color);
-/* One self-contained HTML page (inline SVG plots, no external resources),
- * written atomically, or to stdout for "-". */
-int report_html_write(const struct report *r, const char *path) __attribute__((warn_unused_result));
-/* The histogram in cyclictest -h text layout (1 us rows, one column per CPU,
- * the "# Min/Avg/Max Latencies" trailer), for OSADL-style plotting scripts. */
-int report_histogram_text_write(const struct report *r, const char *path)
-    __attribute__((warn_unused_result));
-/* `rtsoak report ...` (report_cli.c): returns the exit code. */
-int report_main(int argc, char **argv);
 
 #endif

@@ -20,8 +20,8 @@
 #include "series.h"
 
 #define PROBE_MAX_RESULTS 4
-/* idle + one phase per load in `--schedule rotate` */
-#define PROBE_MAX_PHASES 17
+/* idle + one phase per load in `--schedule rotate` (recorder.h) */
+#define PROBE_MAX_PHASES RECORDER_MAX_PHASES
 
 struct probe_thread;
 struct probe_family;

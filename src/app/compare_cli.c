@@ -11,6 +11,7 @@
 #include "compare.h"
 #include "output.h"
 #include "util.h"
+#include "views.h"
 
 #define MAX_LIMITS 32
 
@@ -32,9 +33,9 @@ static int limits_checkable(const struct comparison *c, const struct compare_lim
 			(void)compare_limit_broken(&l[i], m, &ok);
 			if (ok || !m->a->count || !m->b->count)
 				continue;
-			cli_error("compare: --fail-if %s: %s does not record %s", l[i].text,
-				  (m->a->unknown ? c->path_a : c->path_b),
-				  compare_stat_name[l[i].stat]);
+			rtsoak_error("compare: --fail-if %s: %s does not record %s", l[i].text,
+				     (m->a->unknown ? c->path_a : c->path_b),
+				     compare_stat_name[l[i].stat]);
 			return -EINVAL;
 		}
 	return 0;
@@ -85,11 +86,11 @@ int compare_main(int argc, char **argv)
 			break;
 		case 'f':
 			if (nlimits == MAX_LIMITS) {
-				cli_error("compare: at most %d --fail-if limits", MAX_LIMITS);
+				rtsoak_error("compare: at most %d --fail-if limits", MAX_LIMITS);
 				return EXIT_USAGE;
 			}
 			if (compare_limit_parse(optarg, &limits[nlimits++], err, sizeof(err))) {
-				cli_error("compare: %s", err);
+				rtsoak_error("compare: %s", err);
 				return EXIT_USAGE;
 			}
 			break;
@@ -103,8 +104,9 @@ int compare_main(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 2) {
-		cli_error("compare: expected two files, A (baseline) and B (usage: rtsoak compare "
-			  "A.json B.json [--fail-if STAT>CHANGE]... [--json OUT])");
+		rtsoak_error(
+		    "compare: expected two files, A (baseline) and B (usage: rtsoak compare "
+		    "A.json B.json [--fail-if STAT>CHANGE]... [--json OUT])");
 		return EXIT_USAGE;
 	}
 	if ((json_out &&
@@ -112,7 +114,7 @@ int compare_main(int argc, char **argv)
 	    (html_out && cli_output_writable("compare", "--html", html_out, OUTPUT_HTML, NULL) < 0))
 		return EXIT_USAGE;
 	if (json_out && html_out && !strcmp(json_out, "-") && !strcmp(html_out, "-")) {
-		cli_error("compare: --json and --html cannot both go to standard output");
+		rtsoak_error("compare: --json and --html cannot both go to standard output");
 		return EXIT_USAGE;
 	}
 	(void)output_stale();
@@ -123,7 +125,7 @@ int compare_main(int argc, char **argv)
 		return rc;
 	}
 	if (compare_build(&c, &ra, argv[optind], &rb, argv[optind + 1]) < 0) {
-		cli_error("compare: out of memory");
+		rtsoak_error("compare: out of memory");
 		exit_code = EXIT_ENV;
 		goto out;
 	}
@@ -137,12 +139,12 @@ int compare_main(int argc, char **argv)
 			  : stdout;
 	compare_print(&c, limits, nlimits, table, cli_color_wanted(color, table));
 	if (json_out && (rc = write_json(&c, limits, nlimits, json_out)) < 0) {
-		cli_error("compare: --json: cannot write '%s': %s", json_out, strerror(-rc));
+		rtsoak_error("compare: --json: cannot write '%s': %s", json_out, strerror(-rc));
 		exit_code = EXIT_ENV;
 		goto out;
 	}
 	if (html_out && (rc = compare_html_write(&c, limits, nlimits, html_out)) < 0) {
-		cli_error("compare: --html: cannot write '%s': %s", html_out, strerror(-rc));
+		rtsoak_error("compare: --html: cannot write '%s': %s", html_out, strerror(-rc));
 		exit_code = EXIT_ENV;
 		goto out;
 	}

@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "cpuset.h"
+#include "exit.h"
 #include "load.h"
 #include "output.h"
 #include "probe.h"
@@ -26,14 +27,6 @@ struct report;
 #define AB_MAX_ROUNDS ((PROBE_MAX_PHASES - 1) / 2)
 #define AB_DEFAULT_ROUNDS 4
 #define AB_DEFAULT_ROUND_NS (60 * 1000000000ull)
-
-/* Exit codes (man page, EXIT STATUS). */
-enum {
-	EXIT_OK = 0,
-	EXIT_LIMIT = 1, /* the run worked but a declared limit failed */
-	EXIT_USAGE = 2, /* bad command line or input file */
-	EXIT_ENV = 3,	/* the machine cannot do it: privileges, kernel features */
-};
 
 enum cli_color { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER };
 
@@ -102,6 +95,12 @@ int cli_parse_ab(struct run_config *cfg, int argc, char **argv);
 void cli_usage(FILE *out);
 /* The effective configuration as the report's "config" object. */
 json_t *cli_config_json(const struct run_config *cfg);
+/* The commands of main.c's table that live in app/: each returns the exit
+ * code.  `rtsoak report ...` (report_cli.c) and `rtsoak compare ...`
+ * (compare_cli.c). */
+int report_main(int argc, char **argv);
+int compare_main(int argc, char **argv);
+
 /* `rtsoak loads`: every load, its options and whether it can run here. */
 void cli_list_loads(FILE *out);
 /* --color auto|always|never.  auto: only on a terminal, and not when the
@@ -109,8 +108,6 @@ void cli_list_loads(FILE *out);
  * always and never are explicit and win over NO_COLOR. */
 int cli_color_parse(const char *arg, enum cli_color *out);
 bool cli_color_wanted(enum cli_color mode, FILE *out);
-/* Print "rtsoak: <fmt>" on stderr. */
-void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* `rtsoak report` and `rtsoak compare`, which read reports and write views
  * of them, share these; cmd ("report", "compare") starts every error.

@@ -6,13 +6,14 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compare.h"
 #include "parse.h"
-#include "probe.h"
 #include "stats.h"
+#include "util.h"
 
 const char *const compare_verdict_name[] = { "no significant difference", "better", "worse",
 					     "not tested" };
@@ -562,9 +563,9 @@ static size_t round_values(const struct report *r, const struct report_result *r
  * samples, are the independent units of an A/B experiment. */
 static int by_rounds(struct compare_match *m, const struct report *r)
 {
-	double a[PROBE_MAX_PHASES], b[PROBE_MAX_PHASES];
-	size_t na = round_values(r, m->a, 'A', a, PROBE_MAX_PHASES);
-	size_t nb = round_values(r, m->b, 'B', b, PROBE_MAX_PHASES);
+	double a[RECORDER_MAX_PHASES], b[RECORDER_MAX_PHASES];
+	size_t na = round_values(r, m->a, 'A', a, RECORDER_MAX_PHASES);
+	size_t nb = round_values(r, m->b, 'B', b, RECORDER_MAX_PHASES);
 	struct stats_shift st;
 	int rc;
 
@@ -737,4 +738,21 @@ bool compare_limit_broken(const struct compare_limit *l, const struct compare_ma
 		return v->b > 0;
 	change = l->relative ? v->change_pct : (double)v->b - (double)v->a;
 	return change > l->amount;
+}
+
+void compare_where(char *buf, size_t len, const struct compare_match *m)
+{
+	char probe[4 * REPORT_NAME_MAX + 1], phase[4 * REPORT_NAME_MAX + 1];
+	char all[sizeof(probe) + sizeof(phase) + 32];
+
+	util_escape(m->a->probe, probe, sizeof(probe));
+	util_escape(m->a->phase, phase, sizeof(phase));
+	if (m->aggregate)
+		snprintf(all, sizeof(all), "%s all CPUs (%s)", probe, phase);
+	else
+		snprintf(all, sizeof(all), "%s cpu %d (%s)", probe, m->a->cpu, phase);
+	/* Cut to the caller's room, as before. */
+	size_t n = strlen(all) < len ? strlen(all) : len - 1;
+	memcpy(buf, all, n);
+	buf[n] = '\0';
 }

@@ -25,8 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "cpuset.h"
+#include "exit.h"
 #include "netmsg.h"
 #include "parse.h"
 #include "reflect.h"
@@ -94,7 +94,7 @@ static int reflect_parse(struct reflect_opts *o, int argc, char **argv)
 			break;
 		case 'P':
 			if (parse_u64(optarg, 1, 65535, &v, err, sizeof(err))) {
-				cli_error("reflect: --port: %s", err);
+				rtsoak_error("reflect: --port: %s", err);
 				return EXIT_USAGE;
 			}
 			o->port = (unsigned)v;
@@ -102,14 +102,14 @@ static int reflect_parse(struct reflect_opts *o, int argc, char **argv)
 		case 'c': {
 			struct cpuset online;
 			if (parse_u64(optarg, 0, CPUSET_MAX - 1, &v, err, sizeof(err))) {
-				cli_error("reflect: --cpu: %s", err);
+				rtsoak_error("reflect: --cpu: %s", err);
 				return EXIT_USAGE;
 			}
 			if (cpuset_online(&online) == 0 && !cpuset_has(&online, (int)v)) {
 				char list[256];
 				cpuset_format(&online, list, sizeof(list));
-				cli_error("reflect: --cpu: CPU %d is not online (online: %s)",
-					  (int)v, list);
+				rtsoak_error("reflect: --cpu: CPU %d is not online (online: %s)",
+					     (int)v, list);
 				return EXIT_USAGE;
 			}
 			o->cpu = (int)v;
@@ -117,7 +117,7 @@ static int reflect_parse(struct reflect_opts *o, int argc, char **argv)
 		}
 		case 'p':
 			if (parse_u64(optarg, 0, 99, &v, err, sizeof(err))) {
-				cli_error("reflect: --priority: %s", err);
+				rtsoak_error("reflect: --priority: %s", err);
 				return EXIT_USAGE;
 			}
 			o->priority = (int)v;
@@ -126,16 +126,16 @@ static int reflect_parse(struct reflect_opts *o, int argc, char **argv)
 			reflect_usage(stdout);
 			return EXIT_OK;
 		case ':':
-			cli_error("reflect: %s needs a value", argv[optind - 1]);
+			rtsoak_error("reflect: %s needs a value", argv[optind - 1]);
 			return EXIT_USAGE;
 		default:
-			cli_error("reflect: unknown option '%s' (see rtsoak reflect --help)",
-				  argv[optind - 1]);
+			rtsoak_error("reflect: unknown option '%s' (see rtsoak reflect --help)",
+				     argv[optind - 1]);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
-		cli_error("reflect: unexpected argument '%s'", argv[optind]);
+		rtsoak_error("reflect: unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
 	return -1;
@@ -182,20 +182,21 @@ static int reflect_open(const struct reflect_opts *o, char *where, size_t wherel
 	}
 	rc = getaddrinfo(h, port, &hints, &res);
 	if (rc) {
-		cli_error("reflect: --bind: cannot resolve '%s': %s", h,
-			  rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+		rtsoak_error("reflect: --bind: cannot resolve '%s': %s", h,
+			     rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
 		return -EXIT_USAGE;
 	}
 	reflect_format(res->ai_addr, res->ai_addrlen, where, wherelen);
 	fd = socket(res->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
-		cli_error("reflect: cannot open a UDP socket for %s: %s", where, strerror(errno));
+		rtsoak_error("reflect: cannot open a UDP socket for %s: %s", where,
+			     strerror(errno));
 		freeaddrinfo(res);
 		return -EXIT_ENV;
 	}
 	if (res->ai_family == AF_INET6 && !o->bind &&
 	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off)) < 0) {
-		cli_error("reflect: cannot make %s dual-stack: %s", where, strerror(errno));
+		rtsoak_error("reflect: cannot make %s dual-stack: %s", where, strerror(errno));
 		freeaddrinfo(res);
 		close(fd);
 		return -EXIT_ENV;
@@ -208,18 +209,18 @@ static int reflect_open(const struct reflect_opts *o, char *where, size_t wherel
 	close(fd);
 	switch (e) {
 	case EADDRINUSE:
-		cli_error("reflect: port %u is in use on %s", o->port, where);
+		rtsoak_error("reflect: port %u is in use on %s", o->port, where);
 		return -EXIT_USAGE;
 	case EADDRNOTAVAIL:
-		cli_error("reflect: --bind: %s is not an address of this machine", where);
+		rtsoak_error("reflect: --bind: %s is not an address of this machine", where);
 		return -EXIT_USAGE;
 	case EACCES:
-		cli_error("reflect: cannot bind %s: %s (ports below 1024 need root or "
-			  "CAP_NET_BIND_SERVICE)",
-			  where, strerror(e));
+		rtsoak_error("reflect: cannot bind %s: %s (ports below 1024 need root or "
+			     "CAP_NET_BIND_SERVICE)",
+			     where, strerror(e));
 		return -EXIT_ENV;
 	default:
-		cli_error("reflect: cannot bind %s: %s", where, strerror(e));
+		rtsoak_error("reflect: cannot bind %s: %s", where, strerror(e));
 		return -EXIT_USAGE;
 	}
 }
@@ -237,8 +238,8 @@ static int reflect_sched(const struct reflect_opts *o, char *policy, size_t poli
 		cpuset_clear(&one);
 		cpuset_set(&one, o->cpu);
 		if ((rc = rt_pin_self(&one)) < 0) {
-			cli_error("reflect: --cpu: cannot run on CPU %d: %s", o->cpu,
-				  strerror(-rc));
+			rtsoak_error("reflect: --cpu: cannot run on CPU %d: %s", o->cpu,
+				     strerror(-rc));
 			return EXIT_USAGE;
 		}
 	}
@@ -246,15 +247,15 @@ static int reflect_sched(const struct reflect_opts *o, char *policy, size_t poli
 	if (o->priority > 0) {
 		rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 		if (rc)
-			cli_error("reflect: warning: cannot use SCHED_FIFO priority %d: %s; "
-				  "running as SCHED_OTHER",
-				  o->priority, strerror(rc));
+			rtsoak_error("reflect: warning: cannot use SCHED_FIFO priority %d: %s; "
+				     "running as SCHED_OTHER",
+				     o->priority, strerror(rc));
 		else
 			snprintf(policy, policylen, "SCHED_FIFO %d", o->priority);
 	}
 	rc = rt_lock_memory(err, sizeof(err));
 	if (rc < 0)
-		cli_error("reflect: warning: %s", err);
+		rtsoak_error("reflect: warning: %s", err);
 	return -1;
 }
 
@@ -278,7 +279,7 @@ int reflect_main(int argc, char **argv)
 		return rc;
 	}
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
-		cli_error("reflect: SO_RCVTIMEO: %s", strerror(errno));
+		rtsoak_error("reflect: SO_RCVTIMEO: %s", strerror(errno));
 		close(fd);
 		return EXIT_ENV;
 	}
@@ -319,7 +320,7 @@ int reflect_main(int argc, char **argv)
 				errors++;
 				continue;
 			}
-			cli_error("reflect: recvmsg: %s", strerror(e));
+			rtsoak_error("reflect: recvmsg: %s", strerror(e));
 			close(fd);
 			return EXIT_ENV;
 		}

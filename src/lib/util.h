@@ -1,7 +1,8 @@
-/* util: small helpers shared by the CLI, session and report writers. */
+/* util: small helpers for every layer (src/lib/): the one file reader, atomic writes, time, escaping. */
 #ifndef RTSOAK_UTIL_H
 #define RTSOAK_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -13,8 +14,15 @@
 #define NSEC_PER_MSEC 1000000ull
 #define NSEC_PER_SEC 1000000000ull
 
-/* Read a small text file into buf, strip one trailing newline.
- * Returns the length, or -errno. */
+/* The one file reader: fd to its end into a malloc'd, NUL-terminated buffer
+ * (*out, free() it; NULL on error).  hint: the size fstat gave, or 0.
+ * More than max bytes is -EFBIG, or with cut the first max bytes (sysfs and
+ * procfs files have no honest size).  Returns the length or -errno
+ * (-ENOMEM); EINTR is retried. */
+ssize_t util_read_fd(int fd, size_t hint, size_t max, bool cut, char **out)
+    __attribute__((warn_unused_result));
+/* Read a small text file into buf (at most len - 1 bytes), strip one
+ * trailing newline.  Returns the length, or -errno. */
 int util_read_file(const char *path, char *buf, size_t len) __attribute__((warn_unused_result));
 
 uint64_t util_now_ns(clockid_t clk);
@@ -37,6 +45,9 @@ int util_write_atomic_with(const char *path, int (*fill)(FILE *f, void *arg), vo
  * (nothing private: rtsoak(1), SAFETY), 0600 for --set journals. */
 int util_write_atomic_mode(const char *path, int (*fill)(FILE *f, void *arg), void *arg,
 			   mode_t mode) __attribute__((warn_unused_result));
+/* fsync the directory that holds path (best effort), so that a rename or an
+ * unlink in it survives a power cut. */
+void util_fsync_dir_of(const char *path);
 /* A fill function for a buffer: arg is a struct util_buffer. */
 struct util_buffer {
 	const char *data;

@@ -1,4 +1,4 @@
-/* util: file and time helpers. */
+/* util: file, time and escaping helpers (util.h). */
 #include <config.h>
 
 #include <errno.h>
@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,21 +17,66 @@
 
 #include "util.h"
 
+ssize_t util_read_fd(int fd, size_t hint, size_t max, bool cut, char **out)
+{
+	/* The most data ever held: max, or one byte more to tell "longer than
+	 * max".  Room for hint + 1 bytes at first, so that a file of the size
+	 * fstat said reaches EOF without growing; + 1 for the NUL throughout. */
+	size_t limit = cut ? max : max + 1;
+	size_t room = hint ? hint + 1 : 4096, n = 0;
+	char *buf;
+
+	*out = NULL;
+	if (room > limit)
+		room = limit;
+	if (!(buf = malloc(room + 1)))
+		return -ENOMEM;
+	while (n < limit) {
+		if (n == room) {
+			size_t grow = room > limit / 2 ? limit : 2 * room;
+			char *p = realloc(buf, grow + 1);
+			if (!p) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = p;
+			room = grow;
+		}
+		ssize_t got = read(fd, buf + n, room - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int e = errno;
+			free(buf);
+			return -e;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	if (n > max) {
+		free(buf);
+		return -EFBIG;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	return (ssize_t)n;
+}
+
 int util_read_file(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
+	char *text;
 
 	if (fd < 0)
 		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0) {
-		int e = errno;
-		close(fd);
-		return -e;
-	}
+	n = util_read_fd(fd, 0, len - 1, true, &text);
 	close(fd);
-	buf[n] = '\0';
+	if (n < 0)
+		return (int)n;
+	memcpy(buf, text, (size_t)n + 1);
+	free(text);
 	if (n > 0 && buf[n - 1] == '\n')
 		buf[--n] = '\0';
 	return (int)n;
@@ -94,7 +140,7 @@ int util_check_writable(const char *path)
 int util_write_atomic_mode(const char *path, int (*fill)(FILE *f, void *arg), void *arg,
 			   mode_t mode)
 {
-	char tmp[PATH_MAX], dir[PATH_MAX];
+	char tmp[PATH_MAX];
 	int fd = temp_in_dir_of(path, tmp, sizeof(tmp)), rc = 0;
 	FILE *f;
 
@@ -129,13 +175,21 @@ int util_write_atomic_mode(const char *path, int (*fill)(FILE *f, void *arg), vo
 		return rc;
 	}
 	/* Make the rename itself durable. */
+	util_fsync_dir_of(path);
+	return 0;
+}
+
+void util_fsync_dir_of(const char *path)
+{
+	char dir[PATH_MAX];
+	int fd;
+
 	dir_of(path, dir, sizeof(dir));
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
 		(void)fsync(fd);
 		close(fd);
 	}
-	return 0;
 }
 
 int util_write_atomic_with(const char *path, int (*fill)(FILE *f, void *arg), void *arg)

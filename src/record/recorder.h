@@ -16,6 +16,10 @@
 
 #include "histogram.h"
 
+/* A result has one recorder per phase: idle + one phase per load in
+ * `--schedule rotate`, or the rounds of `rtsoak ab`.  The report model, its
+ * readers and the comparison are bound by the same number. */
+#define RECORDER_MAX_PHASES 17
 #define RECORDER_TOP_DEFAULT 32
 #define RECORDER_TOP_MAX 4096
 

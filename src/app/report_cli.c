@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "report.h"
+#include "views.h"
 
 static const char usage[] =
     "usage: rtsoak report FILE.json [--text] [--html OUT] [--histogram-text OUT]\n"
@@ -71,7 +72,7 @@ int report_main(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 1) {
-		cli_error("report: expected one report file (see rtsoak report --help)");
+		rtsoak_error("report: expected one report file (see rtsoak report --help)");
 		return EXIT_USAGE;
 	}
 	/* Output paths first: a typo must not cost a read of a 24-hour report. */
@@ -81,7 +82,7 @@ int report_main(int argc, char **argv)
 		any = true;
 		if (!strcmp(views[i].path, "-")) {
 			if (to_stdout) {
-				cli_error("report: only one output can go to standard output");
+				rtsoak_error("report: only one output can go to standard output");
 				return EXIT_USAGE;
 			}
 			to_stdout = true;
@@ -99,21 +100,22 @@ int report_main(int argc, char **argv)
 		/* rtsoak's own formats cannot say "not recorded": converting an
 		 * imported file would invent zeros. */
 		if (views[i].rtsoak_only && r.tool_name) {
-			cli_error("report: %s: %s is a %s file; --json and --prom take rtsoak "
-				  "reports only (compare, --html and --text read it as it is)",
-				  views[i].opt, argv[optind], r.tool_name);
+			rtsoak_error("report: %s: %s is a %s file; --json and --prom take rtsoak "
+				     "reports only (compare, --html and --text read it as it is)",
+				     views[i].opt, argv[optind], r.tool_name);
 			report_free(&r);
 			return EXIT_USAGE;
 		}
 		if ((rc = views[i].write(&r, views[i].path)) == -ENODATA) {
-			cli_error("report: %s: %s has no histogram (a cyclictest file without -h)",
-				  views[i].opt, argv[optind]);
+			rtsoak_error(
+			    "report: %s: %s has no histogram (a cyclictest file without -h)",
+			    views[i].opt, argv[optind]);
 			report_free(&r);
 			return EXIT_USAGE;
 		}
 		if (rc < 0) {
-			cli_error("report: %s: cannot write '%s': %s", views[i].opt, views[i].path,
-				  strerror(-rc));
+			rtsoak_error("report: %s: cannot write '%s': %s", views[i].opt,
+				     views[i].path, strerror(-rc));
 			report_free(&r);
 			/* The path was checked: this is the disk or the device. */
 			return EXIT_ENV;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cpuset.h"
+#include "exit.h"
 #include "tweak.h"
 #include "util.h"
 
@@ -781,7 +782,8 @@ static int journal_load(const char *journal, struct tweak_journal *j, struct sta
 {
 	char name[PATH_MAX], why[WHY_MAX], *text;
 	int fd, rc;
-	size_t n = 0;
+	ssize_t got;
+	size_t n;
 
 	memset(j, 0, sizeof(*j));
 	util_escape(journal, name, sizeof(name));
@@ -832,32 +834,23 @@ static int journal_load(const char *journal, struct tweak_journal *j, struct sta
 		rc = -EFBIG;
 		goto out;
 	}
-	if (!(text = malloc((size_t)st->st_size + 1))) {
+	got = util_read_fd(fd, (size_t)st->st_size, (size_t)st->st_size, false, &text);
+	if (got == -ENOMEM) {
 		util_errf(err, errlen, "%s: out of memory", name);
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (;;) {
-		ssize_t r = read(fd, text + n, (size_t)st->st_size + 1 - n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			rc = -errno;
-			util_errf(err, errlen, "%s: %s", name, strerror(errno));
-			free(text);
-			goto out;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-		if (n > (size_t)st->st_size) {
-			util_errf(err, errlen, "%s: grew while being read", name);
-			rc = -EINVAL;
-			free(text);
-			goto out;
-		}
+	if (got == -EFBIG) {
+		util_errf(err, errlen, "%s: grew while being read", name);
+		rc = -EINVAL;
+		goto out;
 	}
+	if (got < 0) {
+		rc = (int)got;
+		util_errf(err, errlen, "%s: %s", name, strerror((int)-got));
+		goto out;
+	}
+	n = (size_t)got;
 	rc = tweak_journal_parse(text, n, j, why, sizeof(why));
 	free(text);
 	if (rc < 0)
@@ -1113,33 +1106,13 @@ static int journal_write(struct tweak_set *ts, char *err, size_t errlen)
 	return rc;
 }
 
-static void fsync_dir_of(const char *path)
-{
-	char dir[PATH_MAX], *slash;
-	int fd;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		(void)fsync(fd);
-		close(fd);
-	}
-}
-
 /* Without the fsync a power cut could bring the journal back: harmless (the
  * restore is idempotent) but it would stop the next run. */
 static int journal_remove(const char *journal)
 {
 	if (unlink(journal) < 0 && errno != ENOENT)
 		return -errno;
-	fsync_dir_of(journal);
+	util_fsync_dir_of(journal);
 	return 0;
 }
 
@@ -1289,9 +1262,6 @@ undo:
 	return rc;
 }
 
-/* Exit codes, as in cli.h. */
-enum { RESTORE_OK = 0, RESTORE_BAD_JOURNAL = 2, RESTORE_FAILED = 3 };
-
 int tweak_journal_restore(const char *journal, FILE *out, char *err, size_t errlen)
 {
 	char real[PATH_MAX], cur[TWEAK_VALUE_MAX], why[WHY_MAX];
@@ -1304,7 +1274,7 @@ int tweak_journal_restore(const char *journal, FILE *out, char *err, size_t errl
 
 	if ((rc = journal_load(journal, &j, &st, err, errlen)) < 0) {
 		tweak_journal_free(&j);
-		return rc == -EPERM ? RESTORE_FAILED : RESTORE_BAD_JOURNAL;
+		return rc == -EPERM ? EXIT_ENV : EXIT_USAGE;
 	}
 	/* Restoring under a live run would change the machine mid-measurement;
 	 * the run restores by itself when it ends. */
@@ -1314,7 +1284,7 @@ int tweak_journal_restore(const char *journal, FILE *out, char *err, size_t errl
 		    "%s belongs to rtsoak pid %d, which is still running (it restores when it ends: SIGTERM)",
 		    journal, (int)owner);
 		tweak_journal_free(&j);
-		return RESTORE_FAILED;
+		return EXIT_ENV;
 	}
 	/* rtsoak never journals a file on the deny list: this journal was not
 	 * written by it, and none of it is to be acted on. */
@@ -1328,7 +1298,7 @@ int tweak_journal_restore(const char *journal, FILE *out, char *err, size_t errl
 				  "journal",
 				  journal, ep, d);
 			tweak_journal_free(&j);
-			return RESTORE_FAILED;
+			return EXIT_ENV;
 		}
 	}
 	for (size_t i = j.n; i-- > 0;) {
@@ -1353,16 +1323,16 @@ int tweak_journal_restore(const char *journal, FILE *out, char *err, size_t errl
 		util_errf(err, errlen, "%s: %zu of %zu values not restored; the journal stays",
 			  journal, failed, j.n);
 		tweak_journal_free(&j);
-		return RESTORE_FAILED;
+		return EXIT_ENV;
 	}
 	tweak_journal_free(&j);
 	if ((rc = journal_remove(journal)) < 0) {
 		util_errf(err, errlen, "%s: every value restored, but the journal stays: %s",
 			  journal, strerror(-rc));
-		return RESTORE_FAILED;
+		return EXIT_ENV;
 	}
 	lock_forget_journal(st.st_dev, st.st_ino);
-	return RESTORE_OK;
+	return EXIT_OK;
 }
 
 json_t *tweak_report(const struct tweak_set *ts)

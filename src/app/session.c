@@ -34,6 +34,7 @@
 #include "supervisor.h"
 #include "sysinfo.h"
 #include "util.h"
+#include "views.h"
 
 /* Signal used to kick probe threads out of clock_nanosleep at the end of a
  * run, so that a long --interval does not delay the report. */
@@ -189,8 +190,8 @@ static int start_threads(struct session *s)
 		rc = rt_thread_create(&t->thread, t->cpu, t->priority, PROBE_STACK_SIZE, probe_main,
 				      t);
 		if (rc) {
-			cli_error("cannot start the %s probe on CPU %d: %s", t->ops->name, t->cpu,
-				  strerror(rc));
+			rtsoak_error("cannot start the %s probe on CPU %d: %s", t->ops->name,
+				     t->cpu, strerror(rc));
 			return -rc;
 		}
 		s->nthreads++;
@@ -221,7 +222,8 @@ static int start_families(struct session *s, struct report *r)
 			continue;
 		err[0] = '\0';
 		if (f->pc->ops->family_start(f, err, sizeof(err)) < 0) {
-			cli_error("%s probe: %s", f->pc->ops->name, err[0] ? err : "start failed");
+			rtsoak_error("%s probe: %s", f->pc->ops->name,
+				     err[0] ? err : "start failed");
 			return -1;
 		}
 		s->family_started[p] = true;
@@ -262,7 +264,7 @@ static void switch_phase(struct session *s, struct report *r)
 			rc = tweak_unapply(&s->cfg->tweaks, err, sizeof(err));
 		if (rc < 0) {
 			progress_done(&s->prog);
-			cli_error("ab: round %s: %s", s->phases.name[next], err);
+			rtsoak_error("ab: round %s: %s", s->phases.name[next], err);
 			report_warn(r, "ab: round %s: %s; the run ended there",
 				    s->phases.name[next], err);
 			s->tweak_failed = true;
@@ -522,8 +524,8 @@ static int stop_threads(struct session *s)
 		void *ret;
 		pthread_join(s->threads[i].thread, &ret);
 		if (ret) {
-			cli_error("%s probe on CPU %d: %s", s->threads[i].ops->name,
-				  s->threads[i].cpu, s->threads[i].err);
+			rtsoak_error("%s probe on CPU %d: %s", s->threads[i].ops->name,
+				     s->threads[i].cpu, s->threads[i].err);
 			failed = 1;
 		}
 	}
@@ -698,15 +700,15 @@ static int check_environment(struct run_config *cfg, struct report *r, int *dma_
 	    (c = cpuset_first_missing(&cfg->cpus, &allowed)) >= 0) {
 		char list[512];
 		cpuset_format(&allowed, list, sizeof(list));
-		cli_error("--cpus: CPU %d is not in this process's affinity mask (allowed: %s)", c,
-			  list);
+		rtsoak_error("--cpus: CPU %d is not in this process's affinity mask (allowed: %s)",
+			     c, list);
 		return EXIT_ENV;
 	}
 	if (cfg->no_rt) {
 		report_warn(
 		    r, "--no-rt: probes ran as SCHED_OTHER; latencies include the fair scheduler");
 	} else if (rt_check_fifo(cfg->priority, err, sizeof(err)) < 0) {
-		cli_error("%s", err);
+		rtsoak_error("%s", err);
 		return EXIT_ENV;
 	}
 	rc = rt_lock_memory(err, sizeof(err));
@@ -716,7 +718,7 @@ static int check_environment(struct run_config *cfg, struct report *r, int *dma_
 		report_warn(r, "built with AddressSanitizer: memory not locked (mlockall skipped)");
 	} else if (rc < 0) {
 		if (!cfg->no_rt) {
-			cli_error("%s", err);
+			rtsoak_error("%s", err);
 			return EXIT_ENV;
 		}
 		report_warn(r, "%s", err);
@@ -724,7 +726,7 @@ static int check_environment(struct run_config *cfg, struct report *r, int *dma_
 	if (cfg->dma_latency_us >= 0) {
 		*dma_fd = rt_dma_latency_hold(cfg->dma_latency_us, err, sizeof(err));
 		if (*dma_fd < 0) {
-			cli_error("%s", err);
+			rtsoak_error("%s", err);
 			return EXIT_ENV;
 		}
 	}
@@ -752,7 +754,7 @@ static int start_loads(struct session *s, struct report *r)
 	err[0] = '\0';
 	if (load_supervisor_start(&s->sup, cfg->loads, cfg->nloads, s->phases.mask, s->phases.n,
 				  &cfg->housekeeping, err, sizeof(err)) < 0) {
-		cli_error("--loads: %s", err);
+		rtsoak_error("--loads: %s", err);
 		return EXIT_ENV;
 	}
 	return -1;
@@ -767,7 +769,7 @@ static int apply_tweaks(struct run_config *cfg)
 
 	if (rc == 0)
 		return -1;
-	cli_error("--set: %s", rc == -ENOMEM ? "out of memory" : err);
+	rtsoak_error("--set: %s", rc == -ENOMEM ? "out of memory" : err);
 	return EXIT_ENV;
 }
 
@@ -869,7 +871,7 @@ int session_run(struct run_config *cfg)
 		goto out;
 	pin_housekeeping(cfg, &r);
 	if (fill_header(&r, cfg) < 0) {
-		cli_error("out of memory while taking the system snapshot");
+		rtsoak_error("out of memory while taking the system snapshot");
 		rc = EXIT_ENV;
 		goto out;
 	}
@@ -881,7 +883,7 @@ int session_run(struct run_config *cfg)
 	bad = wait_ready(&s);
 	if (rc < 0 || bad) {
 		if (bad)
-			cli_error("%s probe on CPU %d: %s", bad->ops->name, bad->cpu, bad->err);
+			rtsoak_error("%s probe on CPU %d: %s", bad->ops->name, bad->cpu, bad->err);
 		open_gate(&s, -1, 0);
 		stop_threads(&s);
 		rc = EXIT_ENV;
@@ -893,7 +895,7 @@ int session_run(struct run_config *cfg)
 		report_warn(&r, "could not lock the probes' memory after set-up: %s",
 			    strerror(-rc));
 	if (series_start(&s) < 0) {
-		cli_error("out of memory for the time series");
+		rtsoak_error("out of memory for the time series");
 		open_gate(&s, -1, 0);
 		stop_threads(&s);
 		rc = EXIT_ENV;
@@ -955,7 +957,7 @@ int session_run(struct run_config *cfg)
 		report_warn(&r, "interrupted by %s", strsignal(sig));
 
 	if (build_report(&r, &s, false, true) < 0 || (cfg->ab && ab_verdict(&r, &ab, cfg) < 0)) {
-		cli_error("out of memory while building the report");
+		rtsoak_error("out of memory while building the report");
 		rc = EXIT_ENV;
 		goto out;
 	}
@@ -971,22 +973,23 @@ int session_run(struct run_config *cfg)
 		snprintf(fallback, sizeof(fallback), "%s/rtsoak-%d.json",
 			 tmp && *tmp ? tmp : "/tmp", (int)getpid());
 		if ((frc = report_json_write(&r, fallback)) < 0) {
-			cli_error("--output: cannot write '%s': %s, nor %s: %s: the report is lost",
-				  cfg->output, strerror(-rc), fallback, strerror(-frc));
+			rtsoak_error(
+			    "--output: cannot write '%s': %s, nor %s: %s: the report is lost",
+			    cfg->output, strerror(-rc), fallback, strerror(-frc));
 			rc = EXIT_ENV;
 			goto out;
 		}
-		cli_error("--output: cannot write '%s': %s; the report is in %s instead",
-			  cfg->output, strerror(-rc), fallback);
+		rtsoak_error("--output: cannot write '%s': %s; the report is in %s instead",
+			     cfg->output, strerror(-rc), fallback);
 		snprintf(cfg->output, sizeof(cfg->output), "%s", fallback);
 	}
 	if (cfg->prom[0] && (rc = report_prom_write(&r, cfg->prom)) < 0) {
-		cli_error("--prom: cannot write '%s': %s", cfg->prom, strerror(-rc));
+		rtsoak_error("--prom: cannot write '%s': %s", cfg->prom, strerror(-rc));
 		write_failed = true;
 	}
 	if (cfg->html[0] && (rc = report_html_write(&r, cfg->html)) < 0) {
-		cli_error("--html: cannot write '%s': %s (the JSON report has everything)",
-			  cfg->html, strerror(-rc));
+		rtsoak_error("--html: cannot write '%s': %s (the JSON report has everything)",
+			     cfg->html, strerror(-rc));
 		write_failed = true;
 	}
 	if (!cfg->quiet) {
@@ -1022,7 +1025,7 @@ out:
 	/* Every way out restores (idempotent after the one above). */
 	if (restore_tweaks(cfg) < 0 || restore_failed) {
 		/* The report is written; the machine is not as it was. */
-		cli_error("--set: %s", restore_err);
+		rtsoak_error("--set: %s", restore_err);
 		rc = EXIT_ENV;
 	}
 	load_supervisor_stop(s.sup);
