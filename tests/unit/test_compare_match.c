@@ -14,6 +14,7 @@
 #include "compare.h"
 #include "report.h"
 #include "tap.h"
+#include "views.h"
 
 #define NINT 60 /* intervals per series: enough for the rank test, no blocks */
 
