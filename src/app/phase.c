@@ -51,18 +51,16 @@ char phase_ab_arm(const struct phase_plan *p, unsigned idx)
 	return c == 'A' || c == 'B' ? c : 0;
 }
 
-void phase_begin(struct phase_plan *p, unsigned idx, uint64_t t_ns)
+static void open_at(struct phase_plan *p, uint64_t t_ns)
 {
 	json_decref(p->sys_last);
 	p->sys_last = sysdelta_read();
 	p->cur_start = t_ns;
 	p->open = true;
-	__atomic_store_n(&p->current, idx, __ATOMIC_RELAXED);
 }
 
-void phase_end(struct phase_plan *p, uint64_t t_ns)
+static void close_at(struct phase_plan *p, unsigned cur, uint64_t t_ns)
 {
-	unsigned cur = p->current;
 	json_t *now;
 
 	if (!p->open)
@@ -75,6 +73,31 @@ void phase_end(struct phase_plan *p, uint64_t t_ns)
 	p->time_ns[cur] += t_ns - p->cur_start;
 	json_array_append_new(p->occurrences[cur],
 			      json_pack("[I, I]", (json_int_t)p->cur_start, (json_int_t)t_ns));
+}
+
+void phase_begin(struct phase_plan *p, unsigned idx, uint64_t t_ns)
+{
+	open_at(p, t_ns);
+	__atomic_store_n(&p->current, idx, __ATOMIC_RELAXED);
+}
+
+void phase_end(struct phase_plan *p, uint64_t t_ns)
+{
+	close_at(p, p->current, t_ns);
+}
+
+void phase_switch(struct phase_plan *p, unsigned next, uint64_t t_ns)
+{
+	unsigned old = p->current;
+
+	/* The probes' attribution moves first, at t_ns: reading the system
+	 * counters below takes milliseconds (more under a sanitizer), and a
+	 * sample in between would be counted in the old phase while its time
+	 * falls in the new phase's occurrence, so that the headline and the
+	 * phase bands disagreed about the worst sample of a switch. */
+	__atomic_store_n(&p->current, next, __ATOMIC_RELAXED);
+	close_at(p, old, t_ns);
+	open_at(p, t_ns);
 }
 
 uint64_t phase_load_active_ns(const struct phase_plan *p, unsigned i)

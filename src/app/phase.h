@@ -41,6 +41,9 @@ char phase_ab_arm(const struct phase_plan *p, unsigned idx);
 void phase_begin(struct phase_plan *p, unsigned idx, uint64_t t_ns);
 /* Leave the current phase at t_ns: close its occurrence, sum the deltas. */
 void phase_end(struct phase_plan *p, uint64_t t_ns);
+/* phase_end + phase_begin(next) at t_ns, with the probes' attribution moved
+ * to `next` before anything slow (the system counters) is read. */
+void phase_switch(struct phase_plan *p, unsigned next, uint64_t t_ns);
 /* How long load instance i was scheduled to run. */
 uint64_t phase_load_active_ns(const struct phase_plan *p, unsigned i);
 /* The report's "phases" array. */

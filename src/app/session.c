@@ -277,8 +277,7 @@ static void switch_phase(struct session *s, struct report *r)
 	if (rc)
 		report_warn(r, "phase '%s' at %.3f s: the loads did not switch in time: %s",
 			    s->phases.name[next], (double)t / 1e9, strerror(-rc));
-	phase_end(&s->phases, t);
-	phase_begin(&s->phases, next, t);
+	phase_switch(&s->phases, next, t);
 }
 
 static int build_report(struct report *r, struct session *s, bool live, bool full);

@@ -62,7 +62,7 @@ int main(void)
 	int order_ok = 1, arms_ok = 1, masks_ok = 1;
 	json_t *rep, *ph;
 
-	tap_plan(18);
+	tap_plan(19);
 
 	/* rtsoak ab: 2N phases in ABBA order, every load in every round. */
 	memset(&cfg, 0, sizeof(cfg));
@@ -123,10 +123,12 @@ int main(void)
 	phase_end(&p, 100);
 	phase_begin(&p, 1, 100);
 	ok(p.current == 1, "phase_begin_switches_current");
-	phase_end(&p, 250);
-	phase_begin(&p, 2, 250);
-	phase_end(&p, 260);
-	phase_begin(&p, 0, 260);
+	phase_switch(&p, 2, 250); /* what a run does: the same as end + begin */
+	ok(p.current == 2 && p.open && p.cur_start == 250 &&
+	       json_array_size(p.occurrences[1]) == 1 &&
+	       json_integer_value(json_array_get(json_array_get(p.occurrences[1], 0), 1)) == 250,
+	   "phase_switch_closes_the_old_occurrence_and_moves_current");
+	phase_switch(&p, 0, 260);
 	phase_end(&p, 300);
 	phase_end(&p, 400); /* closed already: nothing counts */
 	ok(p.time_ns[0] == 140 && p.time_ns[1] == 150 && p.time_ns[2] == 10,
