@@ -330,7 +330,13 @@ static void put_headline(struct page *pg)
 	if (w->unknown & REPORT_UNKNOWN_MAX_AT) {
 		fputs(" (when is not recorded)", f);
 	} else {
-		const char *ph = strcmp(w->phase, "all") ? w->phase : phase_at(r, w->max_at);
+		/* By the sample's time, as the phase bands of the plots show it:
+		 * a sample at a switch can be counted in the phase before
+		 * (the probes move on once the loads have), and the headline
+		 * must not name another phase than the band it is drawn in. */
+		const char *ph = phase_at(r, w->max_at);
+		if (!ph && strcmp(w->phase, "all"))
+			ph = w->phase;
 		char t[32];
 		svg_runtime(t, sizeof(t), w->max_at);
 		fprintf(f, " at %s", t);
