@@ -753,6 +753,13 @@ static int read_thread(struct ct *ct, json_t *threads, size_t i)
 			return fail(ct, where, "avg is negative (%g)", a);
 		if (a * (double)ct->scale > 9e18)
 			return fail(ct, where, "avg is out of range");
+		/* sum / cycles printed with %.2f: between min and max, give or
+		 * take the rounding.  Beyond, the file was edited, and the mean
+		 * times the cycles could pass what a recorder's sum holds. */
+		if (cycles && !th->null_min && !th->null_max &&
+		    (a * (double)ct->scale < (double)th->min - 0.01 * (double)ct->scale ||
+		     a * (double)ct->scale > (double)th->max + 0.01 * (double)ct->scale))
+			return fail(ct, where, "avg %g is outside min..max", a);
 		th->avg_known = true;
 		th->sum_ns = (long double)a * ct->scale * cycles;
 	}

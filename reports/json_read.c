@@ -371,6 +371,12 @@ static int read_result(struct rd *rd, struct report *r, json_t *o, bool aggregat
 	/* What no run writes: the views and compare would show nonsense. */
 	if (res->count && res->min > res->max)
 		return fail(rd, where, "min_ns is larger than max_ns");
+	/* A mean rounds a value between min and max; a spread of values no
+	 * larger than max cannot have a larger standard deviation. */
+	if (res->count && (res->mean < res->min || res->mean > res->max))
+		return fail(rd, where, "mean_ns is outside min_ns..max_ns");
+	if (res->count && res->stddev > res->max)
+		return fail(rd, where, "stddev_ns is larger than max_ns");
 	for (unsigned i = 0; res->count && i < REPORT_NPCT; i++) {
 		uint64_t below = i ? res->pct[i - 1] : res->min;
 		char msg[96];

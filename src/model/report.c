@@ -122,9 +122,14 @@ static void recorder_from_result(struct recorder *rec, const struct report_resul
 	rec->min = res->min;
 	rec->max = res->max;
 	rec->max_at = res->max_at;
-	rec->sum = res->mean * res->count;
-	long double m = (long double)res->mean, s = (long double)res->stddev;
-	rec->sumsq = (unsigned __int128)((s * s + m * m) * (long double)res->count);
+	/* Saturated: a file's mean and stddev are checked against its min and
+	 * max, not against what a sum over its count can hold (the fuzzer's
+	 * 6.5e40 squared nanoseconds); a live recorder never gets near. */
+	long double n = (long double)res->count, m = (long double)res->mean,
+		    s = (long double)res->stddev;
+	long double sum = m * n, sumsq = (s * s + m * m) * n;
+	rec->sum = sum < 0x1p64L ? (uint64_t)sum : UINT64_MAX;
+	rec->sumsq = sumsq < 0x1p128L ? (unsigned __int128)sumsq : ~(unsigned __int128)0;
 }
 
 int report_build_aggregates(struct report *r)

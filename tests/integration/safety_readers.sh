@@ -15,7 +15,7 @@ DATA="$top_srcdir/tests/data"
 asan=0
 ldd "$RTSOAK" 2>/dev/null | grep -q libasan && asan=1
 asan_opt() { echo "${ASAN_OPTIONS:+$ASAN_OPTIONS:}$1"; }
-plan 26
+plan 29
 cd "$WORK" || exit 1
 
 # edit IN OUT PYTHON: r is the parsed file; OUT is written compact.
@@ -52,6 +52,15 @@ refused pct.json "p90_ns" "non-monotonic percentiles"
 edit "$DATA/report-small.json" pctmax.json '
 a = r["results"][0]; a["p99_999_ns"] = a["max_ns"] + 5'
 refused pctmax.json "p99_999_ns" "a percentile above max"
+# A mean outside min..max fed a sum of squares past 2^128 (the fuzzer).
+edit "$DATA/report-small.json" mean.json '
+a = r["results"][0]; a["mean_ns"] = a["max_ns"] + 1'
+refused mean.json "mean_ns" "a mean above max"
+edit "$DATA/report-small.json" stddev.json '
+a = r["results"][0]; a["stddev_ns"] = a["max_ns"] + 1'
+refused stddev.json "stddev_ns" "a stddev above max"
+refused "$top_srcdir/tests/fuzz/regress/fuzz_cyclictest/avg-above-max.json" "avg" \
+	"a cyclictest avg above its max"
 
 # --- 7: limits -----------------------------------------------------------
 edit "$DATA/report-small.json" entries.json '
