@@ -52,15 +52,15 @@ enum cpu_kind { KIND_INT, KIND_FLOAT, KIND_MEMORY };
 
 static const char *const cpu_kinds[] = { "int", "float", "memory", NULL };
 
-static const struct load_option cpu_options[] = {
+static const struct opt cpu_options[] = {
 	{ .name = "load",
-	  .type = LOAD_OPT_INT,
+	  .type = OPT_INT,
 	  .def = "100",
 	  .min = 1,
 	  .max = 100,
 	  .help = "percent of each ~10 ms period spent busy" },
 	{ .name = "kind",
-	  .type = LOAD_OPT_CHOICE,
+	  .type = OPT_CHOICE,
 	  .def = "int",
 	  .choices = cpu_kinds,
 	  .help = "int: integer ALU; float: sqrt and FMA; memory: stream a buffer 4x the LLC" },

@@ -77,26 +77,26 @@ enum { PAT_MIXED, PAT_SEQ, PAT_RAND };
 
 static const char *const pattern_choices[] = { "mixed", "seq", "rand", NULL };
 
-static const struct load_option disk_options[] = {
+static const struct opt disk_options[] = {
 	{ .name = "size",
-	  .type = LOAD_OPT_SIZE,
+	  .type = OPT_SIZE,
 	  .def = "256M",
 	  .min = 1ll << 20,
 	  .max = 1ll << 40,
 	  .help = "total file size across all workers (the footprint on disk)" },
 	{ .name = "block",
-	  .type = LOAD_OPT_SIZE,
+	  .type = OPT_SIZE,
 	  .def = "64K",
 	  .min = 4096,
 	  .max = 16ll << 20,
 	  .help = "bytes per read or write (one op); a multiple of 4K" },
 	{ .name = "pattern",
-	  .type = LOAD_OPT_CHOICE,
+	  .type = OPT_CHOICE,
 	  .def = "mixed",
 	  .choices = pattern_choices,
 	  .help = "mixed: alternate sequential and random passes; seq; rand" },
 	{ .name = "workers",
-	  .type = LOAD_OPT_INT,
+	  .type = OPT_INT,
 	  .def = "1",
 	  .min = 1,
 	  .max = DISK_MAX_WORKERS,

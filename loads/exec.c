@@ -35,11 +35,12 @@
 
 #include "load.h"
 
-static const struct load_option exec_options[] = {
+static const struct opt exec_options[] = {
 	{ .name = "cmd",
-	  .type = LOAD_OPT_STRING,
+	  .type = OPT_STRING,
 	  .def = NULL,
-	  .help = "shell command line run with /bin/sh -c (takes the rest of the spec)" },
+	  .help = "shell command line run with /bin/sh -c (takes the rest of the spec)",
+	  .rest = true },
 	{ .name = NULL },
 };
 
@@ -90,6 +91,7 @@ const struct load_ops load_exec_ops = {
 	.name = "exec",
 	.summary = "an external command (/bin/sh -c CMD), restarted when it exits; op = one start",
 	.options = exec_options,
+	.default_nice = 10,
 	.unavailable = exec_unavailable,
 	.check = exec_check,
 	.workers = exec_workers,

@@ -17,19 +17,11 @@
 #include <unistd.h>
 
 #include "load.h"
-#include "parse.h"
+#include "opt.h"
 
-static int option_index(const struct load_ops *ops, const char *name)
+static const struct opt_value *value_of(const struct load_instance *inst, const char *name)
 {
-	for (int i = 0; ops->options && ops->options[i].name; i++)
-		if (!strcmp(ops->options[i].name, name))
-			return i;
-	return -1;
-}
-
-static const struct load_value *value_of(const struct load_instance *inst, const char *name)
-{
-	int i = option_index(inst->ops, name);
+	int i = opt_index(inst->ops->options, name);
 
 	if (i < 0) {
 		fprintf(stderr, "rtsoak: bug: load '%s' has no option '%s'\n", inst->ops->name,
@@ -60,162 +52,6 @@ void load_sleep(const struct load_worker *w, uint64_t ns)
 	}
 }
 
-/* "256M" -> bytes. */
-static int parse_size(const char *s, int64_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	unsigned shift = 0;
-
-	if (!isdigit((unsigned char)*s) || errno)
-		return -EINVAL;
-	switch (toupper((unsigned char)*end)) {
-	case '\0':
-		break;
-	case 'K':
-		shift = 10;
-		break;
-	case 'M':
-		shift = 20;
-		break;
-	case 'G':
-		shift = 30;
-		break;
-	case 'T':
-		shift = 40;
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (*end && end[1] && !(toupper((unsigned char)end[1]) == 'B' && !end[2]) &&
-	    !(toupper((unsigned char)end[1]) == 'I' && toupper((unsigned char)end[2]) == 'B' &&
-	      !end[3]))
-		return -EINVAL;
-	if (v > (unsigned long long)INT64_MAX >> shift)
-		return -ERANGE;
-	*out = (int64_t)(v << shift);
-	return 0;
-}
-
-static void choices_text(const struct load_option *o, char *buf, size_t len)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; o->choices && o->choices[i] && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", o->choices[i]);
-}
-
-/* 1048576 -> "1M", 2000000000 ns -> "2s": ranges as people type them. */
-void load_value_format(enum load_opt_type type, int64_t v, char *buf, size_t len)
-{
-	static const char *const sizes[] = { "", "K", "M", "G", "T" };
-	static const struct {
-		const char *unit;
-		int64_t ns;
-	} times[] = { { "h", 3600000000000 },
-		      { "s", 1000000000 },
-		      { "ms", 1000000 },
-		      { "us", 1000 },
-		      { "ns", 1 } };
-	unsigned i = 0;
-
-	if (type == LOAD_OPT_SIZE) {
-		while (i < 4 && v && v % 1024 == 0) {
-			v /= 1024;
-			i++;
-		}
-		snprintf(buf, len, "%lld%s", (long long)v, sizes[i]);
-	} else if (type == LOAD_OPT_TIME) {
-		while (v && v % times[i].ns)
-			i++;
-		snprintf(buf, len, "%lld%s", (long long)(v ? v / times[i].ns : 0), times[i].unit);
-	} else {
-		snprintf(buf, len, "%lld", (long long)v);
-	}
-}
-
-int load_value_parse(const struct load_ops *ops, const struct load_option *o, const char *text,
-		     struct load_value *v, char *err, size_t errlen)
-{
-	char why[200];
-	uint64_t u;
-	int rc = 0;
-
-	switch (o->type) {
-	case LOAD_OPT_INT:
-		if (*text == '-') {
-			char *end;
-			errno = 0;
-			long long x = strtoll(text, &end, 10);
-			if (errno || *end || end == text + 1)
-				rc = -EINVAL;
-			v->i = x;
-		} else {
-			rc = parse_u64(text, 0, INT64_MAX, &u, why, sizeof(why));
-			v->i = (int64_t)u;
-		}
-		if (rc) {
-			snprintf(err, errlen,
-				 "%s: %s='%s' is not a whole number (expected %lld to %lld)",
-				 ops->name, o->name, text, (long long)o->min, (long long)o->max);
-			return -EINVAL;
-		}
-		break;
-	case LOAD_OPT_SIZE:
-		if (parse_size(text, &v->i)) {
-			snprintf(err, errlen,
-				 "%s: %s='%s' is not a size (expected e.g. 4096, 64K, 256M, 1G)",
-				 ops->name, o->name, text);
-			return -EINVAL;
-		}
-		break;
-	case LOAD_OPT_TIME:
-		if (parse_duration(text, 1000000ull, &u, why, sizeof(why))) {
-			snprintf(err, errlen, "%s: %s: %s", ops->name, o->name, why);
-			return -EINVAL;
-		}
-		v->i = (int64_t)u;
-		break;
-	case LOAD_OPT_CHOICE:
-		for (int i = 0; o->choices[i]; i++)
-			if (!strcmp(o->choices[i], text)) {
-				v->i = i;
-				v->s = (char *)o->choices[i];
-				return 0;
-			}
-		choices_text(o, why, sizeof(why));
-		snprintf(err, errlen, "%s: %s='%s' is not one of: %s", ops->name, o->name, text,
-			 why);
-		return -EINVAL;
-	case LOAD_OPT_STRING:
-		if (!*text) {
-			snprintf(err, errlen, "%s: %s is empty", ops->name, o->name);
-			return -EINVAL;
-		}
-		v->s = strdup(text);
-		return v->s ? 0 : -ENOMEM;
-	}
-	if (v->i < o->min || v->i > o->max) {
-		char lo[32], hi[32];
-		load_value_format(o->type, o->min, lo, sizeof(lo));
-		load_value_format(o->type, o->max, hi, sizeof(hi));
-		snprintf(err, errlen, "%s: %s=%s is out of range (expected %s to %s)", ops->name,
-			 o->name, text, lo, hi);
-		return -ERANGE;
-	}
-	return 0;
-}
-
-static void option_names(const struct load_ops *ops, char *buf, size_t len)
-{
-	size_t off = (size_t)snprintf(buf, len, "nice, cpus");
-
-	for (int i = 0; ops->options && ops->options[i].name && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, ", %s", ops->options[i].name);
-}
-
 void load_registry_names(char *buf, size_t len)
 {
 	size_t off = 0;
@@ -224,6 +60,41 @@ void load_registry_names(char *buf, size_t len)
 	for (int i = 0; load_registry[i] && off < len; i++)
 		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
 					load_registry[i]->name);
+}
+
+/* The options every load has, outside its table: nice and cpus. */
+static int common_option(void *ctx, const char *name, const char *val, char *err, size_t errlen)
+{
+	struct load_instance *inst = ctx;
+	const char *who = inst->ops->name;
+
+	if (!strcmp(name, "nice")) {
+		char *end;
+		long n = strtol(val, &end, 10);
+		if (!*val || *end || n < -20 || n > 19) {
+			snprintf(err, errlen, "%s: nice='%s' is out of range (expected -20 to 19)",
+				 who, val);
+			return -EINVAL;
+		}
+		inst->nice = (int)n;
+		return 1;
+	}
+	if (!strcmp(name, "cpus")) {
+		char why[200];
+		struct cpuset online;
+		int c;
+		if (cpuset_parse(&inst->cpus, val, why, sizeof(why))) {
+			snprintf(err, errlen, "%s: cpus: %s", who, why);
+			return -EINVAL;
+		}
+		if (cpuset_online(&online) == 0 &&
+		    (c = cpuset_first_missing(&inst->cpus, &online)) >= 0) {
+			snprintf(err, errlen, "%s: cpus: CPU %d is not online", who, c);
+			return -EINVAL;
+		}
+		return 1;
+	}
+	return 0;
 }
 
 int load_instance_parse(struct load_instance *inst, const char *spec,
@@ -252,77 +123,10 @@ int load_instance_parse(struct load_instance *inst, const char *spec,
 	}
 	inst->ops = ops;
 	inst->cpus = *load_cpus;
-	inst->nice = strcmp(ops->name, "exec") ? 0 : 10;
-	while (rest && *rest) {
-		char *opt = rest, *eq = strchr(opt, '=');
-		char *next = strchr(opt, ':');
-		if (!eq || (next && next < eq)) {
-			snprintf(err, errlen, "%s: '%s' is not opt=value", ops->name,
-				 next ? (*next = '\0', opt) : opt);
-			return -EINVAL;
-		}
-		*eq = '\0';
-		int i = option_index(ops, opt);
-		/* A string option takes the rest of the spec, colons and all. */
-		if (i >= 0 && ops->options[i].type == LOAD_OPT_STRING)
-			next = NULL;
-		if (next)
-			*next++ = '\0';
-		const char *val = eq + 1;
-		if (!strcmp(opt, "nice")) {
-			char *end;
-			long n = strtol(val, &end, 10);
-			if (!*val || *end || n < -20 || n > 19) {
-				snprintf(err, errlen,
-					 "%s: nice='%s' is out of range (expected -20 to 19)",
-					 ops->name, val);
-				return -EINVAL;
-			}
-			inst->nice = (int)n;
-		} else if (!strcmp(opt, "cpus")) {
-			char why[200];
-			struct cpuset online;
-			int c;
-			if (cpuset_parse(&inst->cpus, val, why, sizeof(why))) {
-				snprintf(err, errlen, "%s: cpus: %s", ops->name, why);
-				return -EINVAL;
-			}
-			if (cpuset_online(&online) == 0 &&
-			    (c = cpuset_first_missing(&inst->cpus, &online)) >= 0) {
-				snprintf(err, errlen, "%s: cpus: CPU %d is not online", ops->name,
-					 c);
-				return -EINVAL;
-			}
-		} else if (i < 0) {
-			option_names(ops, names, sizeof(names));
-			snprintf(err, errlen, "%s: unknown option '%s' (options: %s)", ops->name,
-				 opt, names);
-			return -EINVAL;
-		} else {
-			if (inst->val[i].given) {
-				snprintf(err, errlen, "%s: option '%s' given twice", ops->name,
-					 opt);
-				return -EINVAL;
-			}
-			if ((rc = load_value_parse(ops, &ops->options[i], val, &inst->val[i], err,
-						   errlen)))
-				return rc;
-			inst->val[i].given = true;
-		}
-		rest = next;
-	}
-	for (int i = 0; ops->options && ops->options[i].name; i++) {
-		const struct load_option *o = &ops->options[i];
-		if (inst->val[i].given)
-			continue;
-		if (!o->def) {
-			snprintf(err, errlen, "%s: option '%s' is required (%s)", ops->name,
-				 o->name, o->help);
-			return -EINVAL;
-		}
-		if ((rc = load_value_parse(ops, o, o->def, &inst->val[i], err, errlen)))
-			return rc;
-	}
+	inst->nice = ops->default_nice;
+	if ((rc = opt_parse_spec(ops->name, ops->options, rest, inst->val, "nice, cpus",
+				 common_option, inst, err, errlen)))
+		return rc;
 	if (cpuset_empty(&inst->cpus)) {
 		snprintf(err, errlen, "%s: no load CPU", ops->name);
 		return -EINVAL;
@@ -341,9 +145,8 @@ int load_instance_check(const struct load_instance *inst, char *err, size_t errl
 
 void load_instance_free(struct load_instance *inst)
 {
-	for (int i = 0; inst->ops && inst->ops->options && inst->ops->options[i].name; i++)
-		if (inst->ops->options[i].type == LOAD_OPT_STRING)
-			free(inst->val[i].s);
+	if (inst->ops)
+		opt_values_free(inst->ops->options, inst->val);
 	memset(inst->val, 0, sizeof(inst->val));
 }
 
@@ -353,10 +156,10 @@ json_t *load_instance_options_json(const struct load_instance *inst)
 	char cpus[1024];
 
 	for (int i = 0; inst->ops->options && inst->ops->options[i].name; i++) {
-		const struct load_option *opt = &inst->ops->options[i];
-		const struct load_value *v = &inst->val[i];
+		const struct opt *opt = &inst->ops->options[i];
+		const struct opt_value *v = &inst->val[i];
 		json_object_set_new(o, opt->name,
-				    opt->type == LOAD_OPT_CHOICE || opt->type == LOAD_OPT_STRING
+				    opt->type == OPT_CHOICE || opt->type == OPT_STRING
 					? json_string(v->s)
 					: json_integer(v->i));
 	}

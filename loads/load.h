@@ -30,35 +30,11 @@
 #include <jansson.h>
 
 #include "cpuset.h"
+#include "opt.h"
 
 #define LOAD_MAX_OPTIONS 16
 #define LOAD_MAX_INSTANCES 16
 #define LOAD_MAX_WORKERS 256
-
-enum load_opt_type {
-	LOAD_OPT_INT,	 /* a whole number in [min, max] */
-	LOAD_OPT_SIZE,	 /* bytes, with optional K, M, G, T suffix (powers of 1024) */
-	LOAD_OPT_TIME,	 /* ns; a duration with a unit (ns, us, ms, s, m, h); bare = ms */
-	LOAD_OPT_CHOICE, /* one of choices[] */
-	LOAD_OPT_STRING, /* free text (e.g. a command line): takes the rest of the spec, ':' included */
-};
-
-struct load_option {
-	const char *name;
-	enum load_opt_type type;
-	const char *def;	    /* default as text; NULL: the option must be given */
-	int64_t min, max;	    /* INT, SIZE, TIME */
-	const char *const *choices; /* CHOICE: NULL-terminated */
-	const char *help;
-};
-
-/* A parsed option value: .i for INT/SIZE/TIME, .s for CHOICE/STRING
- * (CHOICE also sets .i to the index in choices[]). */
-struct load_value {
-	int64_t i;
-	char *s;
-	bool given;
-};
 
 /* Per worker, in MAP_SHARED memory: written by the worker only, read by
  * rtsoak with relaxed atomics. */
@@ -75,10 +51,10 @@ struct load_ops;
 /* One --loads entry, e.g. "cpu:load=50:kind=float". */
 struct load_instance {
 	const struct load_ops *ops;
-	unsigned index;				 /* position in --loads */
-	char spec[256];				 /* as the user wrote it */
-	struct load_value val[LOAD_MAX_OPTIONS]; /* by position in ops->options */
-	int nice;	    /* common option: nice=N (-20..19, default 0 for a load, 10 for exec) */
+	unsigned index;				/* position in --loads */
+	char spec[256];				/* as the user wrote it */
+	struct opt_value val[LOAD_MAX_OPTIONS]; /* by position in ops->options */
+	int nice;	    /* common option: nice=N (-20..19, default ops->default_nice) */
 	struct cpuset cpus; /* common option cpus=LIST, default --load-cpus */
 	char workdir[4096]; /* --workdir: holds the run's private directory */
 	/* The run's private directory in workdir (struct load_dir), set by
@@ -105,8 +81,11 @@ struct load_worker {
 
 struct load_ops {
 	const char *name;
-	const char *summary;		   /* one line; says what one "op" is */
-	const struct load_option *options; /* terminated by { .name = NULL } */
+	const char *summary;	   /* one line; says what one "op" is */
+	const struct opt *options; /* terminated by { .name = NULL } */
+	/* nice=N when the spec does not say: 0 for a load, 10 for a command
+	 * the user brings (exec), which should not starve the others. */
+	int default_nice;
 	/* NULL, or why this load cannot run on this machine (checked by
 	 * `rtsoak loads` and before a run). */
 	const char *(*unavailable)(void);
@@ -167,11 +146,7 @@ void load_sleep(const struct load_worker *w, uint64_t ns);
  * load_instance_check() (the load's .check sees the whole instance). */
 int load_instance_parse(struct load_instance *inst, const char *spec,
 			const struct cpuset *load_cpus, char *err, size_t errlen);
-/* A value as people type it: 1048576 (SIZE) -> "1M", 2000000000 (TIME) -> "2s". */
-void load_value_format(enum load_opt_type type, int64_t v, char *buf, size_t len);
 int load_instance_check(const struct load_instance *inst, char *err, size_t errlen);
-int load_value_parse(const struct load_ops *ops, const struct load_option *o, const char *text,
-		     struct load_value *v, char *err, size_t errlen);
 void load_instance_free(struct load_instance *inst);
 /* The effective options, for the report. */
 json_t *load_instance_options_json(const struct load_instance *inst);

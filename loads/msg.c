@@ -44,21 +44,21 @@
  * atomic per message would have up to 100 receivers bouncing one line. */
 #define COUNT_EVERY 16
 
-static const struct load_option msg_options[] = {
+static const struct opt msg_options[] = {
 	{ .name = "groups",
-	  .type = LOAD_OPT_INT,
+	  .type = OPT_INT,
 	  .def = "2",
 	  .min = 1,
 	  .max = 64,
 	  .help = "groups of senders and receivers (one worker process each)" },
 	{ .name = "tasks",
-	  .type = LOAD_OPT_INT,
+	  .type = OPT_INT,
 	  .def = "10",
 	  .min = 1,
 	  .max = 100,
 	  .help = "senders, and as many receivers, per group" },
 	{ .name = "size",
-	  .type = LOAD_OPT_SIZE,
+	  .type = OPT_SIZE,
 	  .def = "100",
 	  .min = 1,
 	  .max = 65536,

@@ -90,21 +90,21 @@ enum kind { KIND_UNIX, KIND_UDP, KIND_PIPE, KIND_EVENTFD, KIND_EPOLL, KIND_FILE,
 
 static const char *const mode_choices[] = { "all", "cross", "bulk", "files", NULL };
 
-static const struct load_option slab_options[] = {
+static const struct opt slab_options[] = {
 	{ .name = "mode",
-	  .type = LOAD_OPT_CHOICE,
+	  .type = OPT_CHOICE,
 	  .def = "all",
 	  .choices = mode_choices,
 	  .help = "all: cross + bulk (with files); cross: cross-CPU datagrams; bulk: create/close "
 		  "batches of fds; files: create/unlink batches of small files" },
 	{ .name = "batch",
-	  .type = LOAD_OPT_INT,
+	  .type = OPT_INT,
 	  .def = "1000",
 	  .min = 10,
 	  .max = 100000,
 	  .help = "objects (fds or files) created before all are freed, per bulk cycle" },
 	{ .name = "msgsize",
-	  .type = LOAD_OPT_SIZE,
+	  .type = OPT_SIZE,
 	  .def = "256",
 	  .min = 1,
 	  .max = 65000,

@@ -39,21 +39,21 @@
 #include "load.h"
 #include "util.h"
 
-static const struct load_option spike_options[] = {
+static const struct opt spike_options[] = {
 	{ .name = "period",
-	  .type = LOAD_OPT_TIME,
+	  .type = OPT_TIME,
 	  .def = "2s",
 	  .min = (int64_t)NSEC_PER_MSEC,
 	  .max = (int64_t)(3600 * NSEC_PER_SEC),
 	  .help = "time between burst starts (aligned to multiples of it on CLOCK_MONOTONIC)" },
 	{ .name = "burst",
-	  .type = LOAD_OPT_TIME,
+	  .type = OPT_TIME,
 	  .def = "1ms",
 	  .min = (int64_t)NSEC_PER_USEC,
 	  .max = (int64_t)NSEC_PER_SEC,
 	  .help = "busy-spin time per period at SCHED_FIFO" },
 	{ .name = "priority",
-	  .type = LOAD_OPT_INT,
+	  .type = OPT_INT,
 	  .def = "0",
 	  .min = 0,
 	  .max = 99,

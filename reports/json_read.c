@@ -421,6 +421,38 @@ static int read_result(struct rd *rd, struct report *r, json_t *o, bool aggregat
 	return rc;
 }
 
+/* The results' sampling periods (report.h).  Reports before 0.1.0's
+ * probe option tables have no config.probe_intervals_ns: their config had
+ * one period for the net probe's results (net_interval_ns, the net*
+ * names) and interval_ns for the rest; the view of such a file keeps
+ * meaning what it meant. */
+static int read_periods(struct rd *rd, struct report *r)
+{
+	json_t *p = json_object_get(r->config, "probe_intervals_ns"), *v;
+	const char *key;
+
+	if (p) {
+		if (!json_is_object(p))
+			return fail(rd, "config.probe_intervals_ns", "is not an object");
+		json_object_foreach (p, key, v)
+			if (!json_is_integer(v) || json_integer_value(v) <= 0)
+				return fail(rd, "config.probe_intervals_ns",
+					    "holds a value that is not a positive integer");
+		r->periods = json_incref(p);
+		return 0;
+	}
+	json_t *legacy = json_object_get(r->config, "net_interval_ns");
+	if (!json_is_integer(legacy) || json_integer_value(legacy) <= 0)
+		return 0;
+	if (!(r->periods = json_object()))
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nresults; i++)
+		if (!strncmp(r->results[i].probe, "net", 3) &&
+		    json_object_set_new(r->periods, r->results[i].probe, json_incref(legacy)))
+			return -ENOMEM;
+	return 0;
+}
+
 static int read_results(struct rd *rd, struct report *r, json_t *root, int big, bool aggregate)
 {
 	const char *key = big_key[big];
@@ -634,7 +666,7 @@ static int read_root(struct rd *rd, struct report *r, json_t *root)
 	if ((r->tweaks && !json_is_array(r->tweaks)) || (r->ab && !json_is_object(r->ab)))
 		return fail(rd, "tweaks/ab", "not an array/object");
 	if ((rc = read_results(rd, r, root, BIG_RESULTS, false)) ||
-	    (rc = read_results(rd, r, root, BIG_AGGREGATES, true)))
+	    (rc = read_results(rd, r, root, BIG_AGGREGATES, true)) || (rc = read_periods(rd, r)))
 		return rc;
 	return read_series(rd, r, root);
 }

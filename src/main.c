@@ -123,12 +123,7 @@ static int cmd_probes(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
-	for (unsigned i = 0; probe_registry[i]; i++) {
-		const struct probe_ops *p = probe_registry[i];
-		printf("%-8s %s%s%s\n", p->name, p->summary,
-		       p->unavailable ? " [unavailable: " : "",
-		       p->unavailable ? p->unavailable : "");
-	}
+	cli_list_probes(stdout);
 	return EXIT_OK;
 }
 

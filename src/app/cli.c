@@ -177,11 +177,6 @@ enum {
 	OPT_SERIES_LIMIT,
 	OPT_SPIKE_THRESHOLD,
 	OPT_PROM,
-	OPT_NET_INTERVAL,
-	OPT_NET_FAMILY,
-	OPT_NET_TIMEOUT,
-	OPT_NET_PRIORITY,
-	OPT_NET_SENDER_CPU,
 	OPT_SET,
 	OPT_FORCE,
 	OPT_ROUNDS,
@@ -189,6 +184,7 @@ enum {
 	OPT_FAIL_IF,
 	OPT_HTML,
 	OPT_COLOR,
+	OPT_ALIAS, /* OPT_ALIAS + k: the k-th probe alias (alias_options) */
 };
 
 static const struct option run_options[] = {
@@ -215,11 +211,6 @@ static const struct option run_options[] = {
 	{ "series-limit", required_argument, NULL, OPT_SERIES_LIMIT },
 	{ "spike-threshold", required_argument, NULL, OPT_SPIKE_THRESHOLD },
 	{ "prom", required_argument, NULL, OPT_PROM },
-	{ "net-interval", required_argument, NULL, OPT_NET_INTERVAL },
-	{ "net-family", required_argument, NULL, OPT_NET_FAMILY },
-	{ "net-timeout", required_argument, NULL, OPT_NET_TIMEOUT },
-	{ "net-priority", required_argument, NULL, OPT_NET_PRIORITY },
-	{ "net-sender-cpu", required_argument, NULL, OPT_NET_SENDER_CPU },
 	{ "set", required_argument, NULL, OPT_SET },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "rounds", required_argument, NULL, OPT_ROUNDS },
@@ -285,17 +276,15 @@ static int parse_probes(struct run_config *cfg, const char *arg)
 		snprintf(name, sizeof(name), "%.*s", (int)len, tok);
 		const struct probe_ops *ops = probe_registry_find(name);
 		if (!ops) {
-			char names[256] = "";
-			for (unsigned i = 0; probe_registry[i]; i++)
-				snprintf(names + strlen(names), sizeof(names) - strlen(names),
-					 "%s%s", i ? ", " : "", probe_registry[i]->name);
+			char names[256];
+			probe_registry_names(names, sizeof(names));
 			rtsoak_error("--probes: unknown probe '%s' (available: %s)", name, names);
 			rc = EXIT_USAGE;
 			break;
 		}
-		if (ops->unavailable) {
+		if (ops->unavailable && ops->unavailable()) {
 			rtsoak_error("--probes: probe '%s' cannot run here: %s", name,
-				     ops->unavailable);
+				     ops->unavailable());
 			rc = EXIT_ENV;
 			break;
 		}
@@ -323,37 +312,104 @@ static int parse_probes(struct run_config *cfg, const char *arg)
 	return rc;
 }
 
-static bool has_probe(const struct run_config *cfg, const char *name)
+/* The probes' command-line aliases (--net-interval), in registry order: the
+ * getopt table is run_options followed by these. */
+static struct {
+	const struct probe_ops *ops;
+	const struct probe_alias *alias;
+} alias_table[CLI_MAX_ALIASES];
+static struct option all_options[sizeof(run_options) / sizeof(run_options[0]) + CLI_MAX_ALIASES];
+
+static const struct option *cli_options(void)
 {
-	for (unsigned i = 0; i < cfg->nprobes; i++)
-		if (!strcmp(cfg->probes[i].ops->name, name))
-			return true;
-	return false;
+	static unsigned n;
+	size_t base = sizeof(run_options) / sizeof(run_options[0]) - 1;
+
+	if (n)
+		return all_options;
+	memcpy(all_options, run_options, base * sizeof(*run_options));
+	for (unsigned i = 0; probe_registry[i]; i++)
+		for (const struct probe_alias *a = probe_registry[i]->aliases; a && a->flag; a++) {
+			if (n == CLI_MAX_ALIASES)
+				abort(); /* a bug: raise CLI_MAX_ALIASES */
+			alias_table[n].ops = probe_registry[i];
+			alias_table[n].alias = a;
+			all_options[base + n] =
+			    (struct option){ a->flag, required_argument, NULL, OPT_ALIAS + (int)n };
+			n++;
+		}
+	all_options[base + n] = (struct option){ NULL, 0, NULL, 0 };
+	return all_options;
 }
 
-static void note_net_option(char *first, size_t size, const char *optname)
+/* --net-interval T: checked now (one line at the option, as for every
+ * other), applied in configure_probes to each entry of its probe. */
+static int note_alias(struct run_config *cfg, unsigned k, const char *optname, const char *value)
 {
-	if (!first[0])
-		snprintf(first, size, "%s", optname);
+	const struct probe_ops *ops = alias_table[k].ops;
+	const struct probe_alias *a = alias_table[k].alias;
+	const struct opt *o = &ops->options[opt_index(ops->options, a->option)];
+	struct opt_value scratch = { 0 };
+	char err[512];
+	int rc = opt_value_parse(optname, true, o, value, &scratch, err, sizeof(err));
+
+	if (o->type == OPT_STRING)
+		free(scratch.s);
+	if (rc) {
+		rtsoak_error("%s", err);
+		return EXIT_USAGE;
+	}
+	unsigned i = 0;
+	while (i < cfg->nalias && cfg->alias[i].alias != a)
+		i++;
+	cfg->alias[i].ops = ops;
+	cfg->alias[i].alias = a;
+	cfg->alias[i].value = value;
+	if (i == cfg->nalias)
+		cfg->nalias++;
+	return -1;
+}
+
+static void fill_probe_env(struct run_config *cfg)
+{
+	struct probe_env *env = &cfg->probe_env;
+
+	env->cpus = cfg->cpus;
+	env->housekeeping = cfg->housekeeping;
+	env->priority = cfg->priority;
+	env->no_rt = cfg->no_rt;
+	env->interval_ns = cfg->interval_ns;
 }
 
 static int configure_probes(struct run_config *cfg)
 {
 	char err[512];
 
+	fill_probe_env(cfg);
+	/* An alias without its probe: silently ignoring it would let a run
+	 * measure something else than what the command line says. */
+	for (unsigned k = 0; k < cfg->nalias; k++) {
+		bool used = false;
+		for (unsigned i = 0; i < cfg->nprobes && !used; i++)
+			used = cfg->probes[i].ops == cfg->alias[k].ops;
+		if (!used) {
+			const char *name = cfg->alias[k].ops->name;
+			rtsoak_error("--%s: only the %s probe uses it, and --probes has no %s",
+				     cfg->alias[k].alias->flag, name, name);
+			return EXIT_USAGE;
+		}
+	}
 	for (unsigned i = 0; i < cfg->nprobes; i++) {
 		struct probe_config *pc = &cfg->probes[i];
 		const char *colon = strchr(pc->spec, ':');
-		pc->results = pc->ops->results;
-		if (!pc->ops->configure) {
-			if (colon) {
-				rtsoak_error("--probes: probe '%s' takes no options",
-					     pc->ops->name);
-				return EXIT_USAGE;
-			}
-			continue;
-		}
-		if (pc->ops->configure(pc, colon ? colon + 1 : NULL, cfg, err, sizeof(err))) {
+		int rc = probe_config_parse(pc, colon ? colon + 1 : NULL, err, sizeof(err));
+		for (unsigned k = 0; !rc && k < cfg->nalias; k++)
+			if (cfg->alias[k].ops == pc->ops)
+				rc = probe_config_alias(pc, cfg->alias[k].alias,
+							cfg->alias[k].value, err, sizeof(err));
+		if (!rc)
+			rc = probe_config_finish(pc, &cfg->probe_env, err, sizeof(err));
+		if (rc) {
 			rtsoak_error("--probes: %s", err);
 			return EXIT_USAGE;
 		}
@@ -443,42 +499,32 @@ static int parse_loads(struct run_config *cfg, char **specs, unsigned n)
 	return -1;
 }
 
+void cli_list_probes(FILE *out)
+{
+	for (unsigned i = 0; probe_registry[i]; i++) {
+		const struct probe_ops *ops = probe_registry[i];
+		const char *why = ops->unavailable ? ops->unavailable() : NULL;
+		fprintf(out, "%s: %s\n", ops->name, ops->summary);
+		fprintf(out, "  can run here: %s%s\n", why ? "no: " : "yes", why ? why : "");
+		opt_list(out, ops->options);
+		for (const struct probe_alias *a = ops->aliases; a && a->flag; a++)
+			fprintf(out, "  --%s V: the same as %s:%s=V\n", a->flag, ops->name,
+				a->option);
+	}
+}
+
 void cli_list_loads(FILE *out)
 {
-	static const char *const types[] = {
-		[LOAD_OPT_INT] = "int",	      [LOAD_OPT_SIZE] = "size",
-		[LOAD_OPT_TIME] = "time",     [LOAD_OPT_CHOICE] = "choice",
-		[LOAD_OPT_STRING] = "string",
-	};
-
 	for (unsigned i = 0; load_registry[i]; i++) {
 		const struct load_ops *ops = load_registry[i];
 		const char *why = ops->unavailable ? ops->unavailable() : NULL;
 		fprintf(out, "%s: %s\n", ops->name, ops->summary);
 		fprintf(out, "  can run here: %s%s\n", why ? "no: " : "yes", why ? why : "");
-		for (unsigned k = 0; ops->options && ops->options[k].name; k++) {
-			const struct load_option *o = &ops->options[k];
-			char range[160] = "";
-			if (o->type == LOAD_OPT_CHOICE) {
-				size_t off = 0;
-				for (unsigned c = 0; o->choices[c]; c++)
-					off +=
-					    (size_t)snprintf(range + off, sizeof(range) - off,
-							     "%s%s", c ? "|" : "", o->choices[c]);
-			} else if (o->type != LOAD_OPT_STRING) {
-				char lo[32], hi[32];
-				load_value_format(o->type, o->min, lo, sizeof(lo));
-				load_value_format(o->type, o->max, hi, sizeof(hi));
-				snprintf(range, sizeof(range), "%s..%s", lo, hi);
-			}
-			fprintf(out, "  %-10s %-6s default %-8s %-24s %s\n", o->name,
-				types[o->type], o->def ? o->def : "(required)", range, o->help);
-		}
-		fprintf(out, "  %-10s %-6s default %-8s %-24s %s\n", "nice", "int",
-			strcmp(ops->name, "exec") ? "0" : "10", "-20..19",
-			"nice value of the workers");
-		fprintf(out, "  %-10s %-6s default %-8s %-24s %s\n", "cpus", "cpus", "--load-cpus",
-			"", "CPUs this load runs on");
+		opt_list(out, ops->options);
+		char nice[8];
+		snprintf(nice, sizeof(nice), "%d", ops->default_nice);
+		opt_list_line(out, "nice", "int", nice, "-20..19", "nice value of the workers");
+		opt_list_line(out, "cpus", "cpus", "--load-cpus", "", "CPUs this load runs on");
 	}
 }
 
@@ -601,24 +647,26 @@ static int parse_all(struct run_config *cfg, int argc, char **argv, bool ab, cha
 	cfg->phase_ns = 30 * NSEC_PER_SEC;
 	cfg->checkpoint_ns = 60 * NSEC_PER_SEC;
 	cfg->series_limit = SERIES_LIMIT_DEFAULT;
-	cfg->net_interval_ns = DEFAULT_INTERVAL_NS;
-	cfg->net_timeout_ns = 1 * NSEC_PER_SEC;
-	cfg->net_sender_cpu = -1;
 	const char *tmpdir = getenv("TMPDIR");
 	snprintf(cfg->workdir, sizeof(cfg->workdir), "%s", tmpdir && *tmpdir ? tmpdir : "/tmp");
 
 	optind = 1;
 	opterr = 0; /* we print our own one-line errors */
-	/* The first --net-* option given: only the net probe reads them. */
-	char net_opt[40] = "";
-	while ((opt = getopt_long(argc, argv, ":c:p:i:D:l:P:o:qhV", run_options, NULL)) != -1) {
+	const struct option *options = cli_options();
+	while ((opt = getopt_long(argc, argv, ":c:p:i:D:l:P:o:qhV", options, NULL)) != -1) {
 		const char *name = NULL;
-		for (const struct option *o = run_options; o->name; o++)
+		for (const struct option *o = options; o->name; o++)
 			if (o->val == opt)
 				name = o->name;
 		char optname[40];
 		snprintf(optname, sizeof(optname), "--%s", name ? name : "?");
 
+		if (opt >= OPT_ALIAS) {
+			if ((rc = note_alias(cfg, (unsigned)(opt - OPT_ALIAS), optname, optarg)) >=
+			    0)
+				return rc;
+			continue;
+		}
 		switch (opt) {
 		case 'c':
 			if ((rc = check_cpus(optname, optarg, &cfg->cpus)) >= 0)
@@ -761,42 +809,6 @@ static int parse_all(struct run_config *cfg, int argc, char **argv, bool ab, cha
 				goto bad;
 			phase_given = true;
 			break;
-		/* net probe options (probe_net.c reads them) */
-		case OPT_NET_INTERVAL:
-			note_net_option(net_opt, sizeof(net_opt), optname);
-			if (parse_interval(optarg, &cfg->net_interval_ns, err, sizeof(err)))
-				goto bad;
-			break;
-		case OPT_NET_FAMILY:
-			note_net_option(net_opt, sizeof(net_opt), optname);
-			if (strcmp(optarg, "4") && strcmp(optarg, "6")) {
-				snprintf(err, sizeof(err), "'%s' is not 4 or 6", optarg);
-				goto bad;
-			}
-			cfg->net_family = optarg[0] - '0';
-			break;
-		case OPT_NET_TIMEOUT:
-			note_net_option(net_opt, sizeof(net_opt), optname);
-			if (parse_duration(optarg, NSEC_PER_MSEC, &cfg->net_timeout_ns, err,
-					   sizeof(err)))
-				goto bad;
-			break;
-		case OPT_NET_PRIORITY:
-			note_net_option(net_opt, sizeof(net_opt), optname);
-			if (parse_u64(optarg, 1, 99, &v, err, sizeof(err)))
-				goto bad;
-			cfg->net_priority = (int)v;
-			break;
-		case OPT_NET_SENDER_CPU: {
-			note_net_option(net_opt, sizeof(net_opt), optname);
-			struct cpuset one;
-			if (parse_u64(optarg, 0, CPUSET_MAX - 1, &v, err, sizeof(err)))
-				goto bad;
-			if ((rc = check_cpus(optname, optarg, &one)) >= 0)
-				return rc;
-			cfg->net_sender_cpu = (int)v;
-			break;
-		}
 		case OPT_HTML:
 			if (snprintf(cfg->html, sizeof(cfg->html), "%s", optarg) >=
 			    (int)sizeof(cfg->html)) {
@@ -905,12 +917,6 @@ static int parse_all(struct run_config *cfg, int argc, char **argv, bool ab, cha
 		return rc;
 	if ((rc = configure_probes(cfg)) >= 0)
 		return rc;
-	if (net_opt[0] && !has_probe(cfg, "net")) {
-		/* Silently ignoring it would let a run measure something else
-		 * than what the command line says. */
-		rtsoak_error("%s: only the net probe uses it, and --probes has no net", net_opt);
-		return EXIT_USAGE;
-	}
 	if (cfg->rotate && cfg->nloads == 0) {
 		rtsoak_error("--schedule rotate: needs --loads (phases are idle and each load)");
 		return EXIT_USAGE;
@@ -1028,16 +1034,6 @@ json_t *cli_config_json(const struct run_config *cfg)
 	json_object_set_new(c, "html", cfg->html[0] ? json_string(cfg->html) : json_null());
 	json_object_set_new(c, "phase_duration_ns",
 			    cfg->rotate ? json_integer((json_int_t)cfg->phase_ns) : json_null());
-	/* net probe settings; null: chosen at run time (see the net results' counters) */
-	json_object_set_new(c, "net_interval_ns", json_integer((json_int_t)cfg->net_interval_ns));
-	json_object_set_new(c, "net_timeout_ns", json_integer((json_int_t)cfg->net_timeout_ns));
-	json_object_set_new(c, "net_family",
-			    cfg->net_family ? json_integer(cfg->net_family) : json_null());
-	json_object_set_new(c, "net_priority",
-			    cfg->net_priority ? json_integer(cfg->net_priority) : json_null());
-	json_object_set_new(c, "net_sender_cpu",
-			    cfg->net_sender_cpu >= 0 ? json_integer(cfg->net_sender_cpu)
-						     : json_null());
 	json_t *set = json_array();
 	for (unsigned i = 0; i < cfg->nset; i++)
 		json_array_append_new(set, json_string(cfg->set[i]));
@@ -1047,14 +1043,22 @@ json_t *cli_config_json(const struct run_config *cfg)
 						(json_int_t)cfg->ab_rounds, "round_duration_ns",
 						(json_int_t)cfg->round_ns)
 				    : json_null());
+	/* Each entry's effective options and its results' sampling periods
+	 * (the timing precision of their spike times), then what the probes
+	 * add themselves. */
+	json_t *popts = json_object(), *periods = json_object();
+	for (unsigned i = 0; i < cfg->nprobes; i++) {
+		const struct probe_config *pc = &cfg->probes[i];
+		if (pc->ops->options)
+			json_object_set_new(popts, pc->spec, probe_config_options_json(pc));
+		for (unsigned k = 0; pc->results && pc->results[k]; k++)
+			json_object_set_new(periods, pc->results[k],
+					    json_integer((json_int_t)pc->interval_ns));
+	}
+	json_object_set_new(c, "probe_options", popts);
+	json_object_set_new(c, "probe_intervals_ns", periods);
 	for (unsigned i = 0; i < cfg->nprobes; i++)
-		if (!strcmp(cfg->probes[i].spec,
-			    "net")) /* loopback: the split uses kernel stamps */
-			json_object_set_new(
-			    c, "net_rx_timestamps",
-			    json_string("software RX timestamps (SO_TIMESTAMPNS, CLOCK_REALTIME) "
-					"converted to CLOCK_MONOTONIC with an offset measured at "
-					"the start (best of 10 paired clock reads) and again every "
-					"second; see the clock_offset_* counters"));
+		if (cfg->probes[i].ops->echo)
+			cfg->probes[i].ops->echo(&cfg->probes[i], c);
 	return c;
 }

@@ -21,6 +21,7 @@ struct report;
 
 #define CLI_MAX_PROBES 8
 #define CLI_DEFAULT_PROBES "timer,net"
+#define CLI_MAX_ALIASES 32 /* every probe's command-line aliases together */
 #define CLI_MAX_RECORD 64
 #define CLI_MAX_SET 64
 /* rtsoak ab: each round is a phase (PROBE_MAX_PHASES) */
@@ -64,12 +65,17 @@ struct run_config {
 	uint64_t series_limit;	  /* --series-limit: intervals kept per result */
 	uint64_t spike_threshold; /* --spike-threshold: 0 auto (SERIES_AUTO_*) */
 	char prom[PATH_MAX];	  /* --prom: OpenMetrics textfile; "" none */
-	/* net probe (--net-*): read by its configure hook. */
-	uint64_t net_interval_ns;
-	uint64_t net_timeout_ns;
-	int net_family;	    /* 4 or 6; 0: the target's (loopback: 4) */
-	int net_priority;   /* 0: --priority - 1 (at least 1) */
-	int net_sender_cpu; /* -1: a housekeeping or unmeasured CPU */
+	/* Probe options given as command-line aliases (--net-interval T):
+	 * applied to every --probes entry of that probe by configure_probes,
+	 * the last value of each alias only. */
+	struct {
+		const struct probe_ops *ops;
+		const struct probe_alias *alias;
+		const char *value; /* in argv */
+	} alias[CLI_MAX_ALIASES];
+	unsigned nalias;
+	/* What the probes see of the run (probe.h), filled from the above. */
+	struct probe_env probe_env;
 	/* --set PATH=VALUE: checked at parse time, journalled and applied by
 	 * the session, restored on every way out. */
 	struct tweak_set tweaks;
@@ -103,6 +109,8 @@ int compare_main(int argc, char **argv);
 
 /* `rtsoak loads`: every load, its options and whether it can run here. */
 void cli_list_loads(FILE *out);
+/* `rtsoak probes`: each probe, whether it can run here, its options. */
+void cli_list_probes(FILE *out);
 /* --color auto|always|never.  auto: only on a terminal, and not when the
  * NO_COLOR environment variable is set and non-empty (no-color.org);
  * always and never are explicit and win over NO_COLOR. */

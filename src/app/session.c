@@ -173,10 +173,10 @@ static int start_threads(struct session *s)
 			struct probe_thread *t = &s->threads[n++];
 			t->ops = cfg->probes[p].ops;
 			t->pc = &cfg->probes[p];
-			t->cfg = cfg;
+			t->env = &cfg->probe_env;
 			t->cpu = c;
 			t->priority = cfg->no_rt ? 0 : cfg->priority;
-			t->interval_ns = cfg->interval_ns;
+			t->interval_ns = cfg->probes[p].interval_ns;
 			t->loops = cfg->loops;
 			t->stop = &s->stop;
 			t->phase = &s->phases.current;
@@ -209,7 +209,7 @@ static int start_families(struct session *s, struct report *r)
 	for (unsigned p = 0; p < cfg->nprobes; p++) {
 		struct probe_family *f = &s->families[p];
 		f->pc = &cfg->probes[p];
-		f->cfg = cfg;
+		f->env = &cfg->probe_env;
 		f->t0_ns = s->t0;
 		f->stop = &s->stop;
 		f->threads = calloc(s->nthreads, sizeof(*f->threads));
@@ -630,6 +630,7 @@ static int build_report(struct report *r, struct session *s, bool live, bool ful
 	if (!r->config || !names)
 		return -ENOMEM;
 	json_object_set_new(r->config, "phases", names);
+	r->periods = json_incref(json_object_get(r->config, "probe_intervals_ns"));
 	r->loads = json_array();
 	for (unsigned i = 0; s->sup && i < cfg->nloads; i++)
 		json_array_append_new(
@@ -869,6 +870,7 @@ int session_run(struct run_config *cfg)
 	if (!cfg->ab && (rc = apply_tweaks(cfg)) >= 0)
 		goto out;
 	pin_housekeeping(cfg, &r);
+	cfg->probe_env.housekeeping = cfg->housekeeping; /* as decided: the probes see it */
 	if (fill_header(&r, cfg) < 0) {
 		rtsoak_error("out of memory while taking the system snapshot");
 		rc = EXIT_ENV;
@@ -1031,6 +1033,8 @@ out:
 	load_supervisor_free(s.sup);
 	for (unsigned i = 0; i < cfg->nloads; i++)
 		load_instance_free(&cfg->loads[i]);
+	for (unsigned i = 0; i < cfg->nprobes; i++)
+		probe_config_free(&cfg->probes[i]);
 	phase_plan_free(&s.phases);
 	if (dma_fd >= 0)
 		close(dma_fd);

@@ -13,12 +13,13 @@ static json_t *ns(uint64_t v)
 	return json_integer((json_int_t)v);
 }
 
-/* The probe's sampling period: the timing precision of its spike times. */
+/* A result's sampling period: the timing precision of its spike times. */
 static uint64_t probe_period(const struct report *r, const char *probe)
 {
-	const char *key = strncmp(probe, "net", 3) == 0 ? "net_interval_ns" : "interval_ns";
-	json_int_t v = json_integer_value(json_object_get(r->config, key));
+	json_int_t v = json_integer_value(json_object_get(r->periods, probe));
 
+	if (v <= 0)
+		v = json_integer_value(json_object_get(r->config, "interval_ns"));
 	return v > 0 ? (uint64_t)v : 1000;
 }
 

@@ -253,6 +253,7 @@ void report_clear_results(struct report *r, size_t keep_warnings)
 	while (r->nwarnings > keep_warnings)
 		free(r->warnings[--r->nwarnings]);
 	json_decref(r->config);
+	json_decref(r->periods);
 	json_decref(r->loads);
 	json_decref(r->phases);
 	r->config = r->loads = r->phases = NULL;

@@ -105,6 +105,10 @@ struct report {
 	char **warnings;
 	size_t nwarnings;
 	json_t *config;
+	/* Result name -> the period of its samples in ns: the timing precision
+	 * of its spike times (config.probe_intervals_ns; for older reports the
+	 * JSON reader derives it).  NULL: config.interval_ns for every result. */
+	json_t *periods;
 	json_t *system;
 	json_t *loads;	/* [{name, spec, options, ops, restarts, ...}] */
 	json_t *phases; /* [{name, loads, time_ns, occurrences, system}] */

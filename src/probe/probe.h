@@ -16,16 +16,29 @@
 
 #include <jansson.h>
 
+#include "cpuset.h"
+#include "opt.h"
 #include "recorder.h"
 #include "series.h"
 
 #define PROBE_MAX_RESULTS 4
+#define PROBE_MAX_OPTIONS 12
 /* idle + one phase per load in `--schedule rotate` (recorder.h) */
 #define PROBE_MAX_PHASES RECORDER_MAX_PHASES
 
 struct probe_thread;
 struct probe_family;
-struct run_config;
+
+/* What a probe knows of the run it is part of: the measured and the
+ * housekeeping CPUs, the probes' priority and period.  The command layer
+ * fills it (probes never see its run_config). */
+struct probe_env {
+	struct cpuset cpus;	    /* measured: one thread per probe on each */
+	struct cpuset housekeeping; /* where the session's own thread runs */
+	int priority;		    /* the probes' SCHED_FIFO priority */
+	bool no_rt;		    /* --no-rt: SCHED_OTHER, priority unused */
+	uint64_t interval_ns;	    /* --interval */
+};
 
 /* One entry of --probes ("timer", "net:target=host:port"), configured by
  * the CLI before anything starts. */
@@ -33,21 +46,49 @@ struct probe_config {
 	const struct probe_ops *ops;
 	char spec[256];		    /* as given */
 	const char *const *results; /* result names; ops->results unless configure changed them */
-	void *conf;		    /* the probe's parsed options */
+	/* ops->options parsed from the spec and the aliases, defaults applied
+	 * (an `optional` option not given is !given with .i = 0). */
+	struct opt_value val[PROBE_MAX_OPTIONS];
+	/* The period of its samples, the timing precision of its spike
+	 * times (the report's config.probe_intervals_ns): env->interval_ns
+	 * unless configure sets another. */
+	uint64_t interval_ns;
+	void *conf; /* the probe's parsed options */
+};
+
+/* A long command-line option that sets one of a probe's options for every
+ * --probes entry of that probe: --net-interval T is net:interval=T. */
+struct probe_alias {
+	const char *flag;   /* without the dashes: "net-interval" */
+	const char *option; /* a name in ops->options */
 };
 
 struct probe_ops {
 	const char *name;
 	const char *summary;
-	/* Non-NULL when this probe cannot run on this machine: why not. */
-	const char *unavailable;
+	/* Its options ("net:interval=2ms"), terminated by { .name = NULL },
+	 * or NULL: parsed by probe_config_parse into pc->val[]. */
+	const struct opt *options;
+	/* Command-line aliases of options, terminated by { .flag = NULL }. */
+	const struct probe_alias *aliases;
+	/* Optional: NULL, or why this probe cannot run on this machine
+	 * (checked by `rtsoak probes` and before a run). */
+	const char *(*unavailable)(void);
 	/* Result names, NULL-terminated; the first is the probe's own name. */
 	const char *const *results;
-	/* Optional, in the CLI: parse this probe's options (the text after
-	 * "name:", or NULL) against the run's settings; may set pc->results
-	 * and pc->conf.  0, or -EINVAL with a one-line reason (exit 2). */
-	int (*configure)(struct probe_config *pc, const char *opts, const struct run_config *cfg,
-			 char *err, size_t errlen);
+	/* Optional, in the CLI once every option is known: check pc->val[]
+	 * against each other, the machine and env (resolve a host, check a
+	 * CPU); may set pc->results, pc->interval_ns and pc->conf.  0, or
+	 * -EINVAL with a one-line reason (exit 2). */
+	int (*configure)(struct probe_config *pc, const struct probe_env *env, char *err,
+			 size_t errlen);
+	/* Optional: what the report's config says of this probe's settings
+	 * beyond its options (e.g. which RX timestamps a split uses), into
+	 * the config object itself. */
+	void (*echo)(const struct probe_config *pc, json_t *config);
+	/* Optional: release pc->conf (after the run, or after a failed
+	 * configure of a later probe). */
+	void (*unconfigure)(struct probe_config *pc);
 	/* Optional: set up sockets etc. on the probe thread before the start
 	 * barrier.  Return 0 or -errno (message in t->err). */
 	int (*prepare)(struct probe_thread *t);
@@ -69,7 +110,7 @@ struct probe_ops {
 /* All threads of one --probes entry. */
 struct probe_family {
 	const struct probe_config *pc;
-	const struct run_config *cfg;
+	const struct probe_env *env;
 	struct probe_thread **threads;
 	unsigned n;
 	uint64_t t0_ns;
@@ -81,7 +122,7 @@ struct probe_family {
 struct probe_thread {
 	const struct probe_ops *ops;
 	const struct probe_config *pc;
-	const struct run_config *cfg;
+	const struct probe_env *env;
 	int cpu;
 	int priority; /* 0: SCHED_OTHER (--no-rt) */
 	uint64_t interval_ns;
@@ -129,6 +170,25 @@ extern const struct probe_ops *const probe_registry[];
 const struct probe_ops *probe_registry_find(const char *name);
 /* How many results a configured probe records (pc->results). */
 unsigned probe_config_result_count(const struct probe_config *pc);
+/* Parse a --probes entry's options (the text after "name:", NULL for
+ * none) into pc->val[]: every option by name, once; the defaults are
+ * applied later, by probe_config_finish.  0, or -EINVAL with a one-line
+ * reason naming the probe. */
+int probe_config_parse(struct probe_config *pc, const char *opts, char *err, size_t errlen);
+/* An alias's value (--net-interval 2ms) for an entry whose probe has
+ * that alias: refused when the entry sets the same option itself. */
+int probe_config_alias(struct probe_config *pc, const struct probe_alias *a, const char *value,
+		       char *err, size_t errlen);
+/* Defaults, then the probe's configure hook. */
+int probe_config_finish(struct probe_config *pc, const struct probe_env *env, char *err,
+			size_t errlen);
+/* The options as the report's config.probe_options holds them. */
+json_t *probe_config_options_json(const struct probe_config *pc);
+/* An option's value by name (aborts on a name not in the table: a bug). */
+const struct opt_value *probe_opt(const struct probe_config *pc, const char *name);
+void probe_config_free(struct probe_config *pc);
+/* "timer, net, icmp" */
+void probe_registry_names(char *buf, size_t len);
 
 extern const struct probe_ops probe_timer_ops;
 extern const struct probe_ops probe_net_ops;

@@ -56,7 +56,6 @@
 
 #include <linux/net_tstamp.h>
 
-#include "cli.h"
 #include "cpuset.h"
 #include "netmsg.h"
 #include "parse.h"
@@ -262,25 +261,93 @@ static int net_resolve(struct probe_net_conf *c, const char *arg, int family, ch
 	return 0;
 }
 
-static int net_configure(struct probe_config *pc, const char *opts, const struct run_config *cfg,
-			 char *err, size_t errlen)
+static const char *const net_families[] = { "4", "6", NULL };
+
+/* The options: --probes net:interval=500us, or their --net-* aliases. */
+static const struct opt net_options[] = {
+	{ .name = "target",
+	  .type = OPT_STRING,
+	  .optional = true,
+	  .absent = "loopback",
+	  .help = "HOST[:PORT] of an `rtsoak reflect`: round trip instead of loopback" },
+	{ .name = "interval",
+	  .type = OPT_TIME,
+	  .def = "1ms",
+	  .min = 1000,
+	  .max = 3600 * (int64_t)NSEC_PER_SEC,
+	  .bare_ns = NSEC_PER_USEC,
+	  .help = "period of the datagrams (bare number: us)" },
+	{ .name = "timeout",
+	  .type = OPT_TIME,
+	  .def = "1s",
+	  .min = 1,
+	  .max = 3600 * (int64_t)NSEC_PER_SEC,
+	  .help = "an answer later than this counts as late (bare number: ms)" },
+	{ .name = "family",
+	  .type = OPT_CHOICE,
+	  .choices = net_families,
+	  .optional = true,
+	  .help = "IP version (default: the target's; loopback: 4)" },
+	{ .name = "priority",
+	  .type = OPT_INT,
+	  .optional = true,
+	  .min = 1,
+	  .max = 99,
+	  .help = "SCHED_FIFO priority of the loopback sender (default: --priority - 1)" },
+	{ .name = "sender-cpu",
+	  .type = OPT_INT,
+	  .optional = true,
+	  .min = 0,
+	  .max = CPUSET_MAX - 1,
+	  .help = "CPU of the loopback sender (default: a housekeeping CPU)" },
+	{ .name = NULL },
+};
+
+/* The command-line options scripts already use. */
+static const struct probe_alias net_aliases[] = {
+	{ "net-interval", "interval" },	    { "net-family", "family" },
+	{ "net-timeout", "timeout" },	    { "net-priority", "priority" },
+	{ "net-sender-cpu", "sender-cpu" }, { NULL, NULL },
+};
+
+/* An optional INT option: its value, or `none` when not given. */
+static int net_opt_int(const struct probe_config *pc, const char *name, int none)
+{
+	const struct opt_value *v = probe_opt(pc, name);
+
+	return v->given ? (int)v->i : none;
+}
+
+static int net_configure(struct probe_config *pc, const struct probe_env *env, char *err,
+			 size_t errlen)
 {
 	size_t size = (sizeof(struct probe_net_conf) + 63) & ~(size_t)63;
-	struct probe_net_conf *c = aligned_alloc(64, size);
+	const struct opt_value *target = probe_opt(pc, "target");
+	int family = net_opt_int(pc, "family", -1) < 0 ? 0 : probe_opt(pc, "family")->i ? 6 : 4;
+	int priority = net_opt_int(pc, "priority", 0);
+	int sender_cpu = net_opt_int(pc, "sender-cpu", -1);
+	struct cpuset online;
 	int rc = 0;
 
+	if (sender_cpu >= 0 && cpuset_online(&online) == 0 && !cpuset_has(&online, sender_cpu)) {
+		char list[512];
+		cpuset_format(&online, list, sizeof(list));
+		snprintf(err, errlen, "net: sender-cpu: CPU %d is not online (online: %s)",
+			 sender_cpu, list);
+		return -EINVAL;
+	}
+	struct probe_net_conf *c = aligned_alloc(64, size);
 	if (!c) {
 		snprintf(err, errlen, "net: out of memory");
 		return -ENOMEM;
 	}
 	memset(c, 0, size);
-	/* a run_config not made by cli_parse_run (unit tests) has zeros */
-	c->interval_ns = cfg->net_interval_ns ? cfg->net_interval_ns : NSEC_PER_MSEC;
-	c->timeout_ns = cfg->net_timeout_ns ? cfg->net_timeout_ns : NSEC_PER_SEC;
-	c->sender_cpu_opt = cfg->net_sender_cpu;
-	c->sender_priority = cfg->no_rt		 ? 0
-			     : cfg->net_priority ? cfg->net_priority
-			     : cfg->priority > 1 ? cfg->priority - 1
+	c->interval_ns = (uint64_t)probe_opt(pc, "interval")->i;
+	c->timeout_ns = (uint64_t)probe_opt(pc, "timeout")->i;
+	c->sender_cpu_opt = sender_cpu;
+	c->sender_priority = env->no_rt		 ? 0
+			     : priority		 ? priority
+			     : env->priority > 1 ? env->priority - 1
 						 : 1;
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 	/* The sanitizers' runtime locks spin with sched_yield(), which never
@@ -289,23 +356,16 @@ static int net_configure(struct probe_config *pc, const char *opts, const struct
 	 * every probe that wants it (seen in CI: probes spinning for 600 s).
 	 * At the probes' own priority, yield hands it the CPU.  Only in
 	 * sanitizer builds: glibc's locks sleep on a futex instead. */
-	if (!cfg->no_rt && !cfg->net_priority && c->sender_priority < cfg->priority)
-		c->sender_priority = cfg->priority;
+	if (!env->no_rt && !priority && c->sender_priority < env->priority)
+		c->sender_priority = env->priority;
 #endif
 	c->sender_fd = -1;
 	c->sender_cpu = -1;
-	c->family = cfg->net_family == 6 ? AF_INET6 : AF_INET;
-	if (opts) {
-		if (strncmp(opts, "target=", 7) != 0 || !opts[7]) {
-			snprintf(err, errlen,
-				 "net: unknown option '%s' (expected target=HOST[:PORT])", opts);
-			rc = -EINVAL;
-		} else if (!(rc = net_resolve(c, opts + 7, cfg->net_family, err, errlen))) {
-			c->remote = true;
-		}
-	}
+	c->family = family == 6 ? AF_INET6 : AF_INET;
+	if (target->given && !(rc = net_resolve(c, target->s, family, err, errlen)))
+		c->remote = true;
 	if (!rc) {
-		c->nslots = (unsigned)cpuset_count(&cfg->cpus);
+		c->nslots = (unsigned)cpuset_count(&env->cpus);
 		size = ((size_t)c->nslots * sizeof(*c->slots) + 63) & ~(size_t)63;
 		c->slots = aligned_alloc(64, size ? size : 64);
 		if (!c->slots) {
@@ -320,8 +380,43 @@ static int net_configure(struct probe_config *pc, const char *opts, const struct
 		return rc;
 	}
 	pc->results = c->remote ? net_remote_results : net_local_results;
+	pc->interval_ns = c->interval_ns;
 	pc->conf = c;
 	return 0;
+}
+
+static void net_unconfigure(struct probe_config *pc)
+{
+	struct probe_net_conf *c = pc->conf;
+
+	free(c->slots);
+	free(c);
+}
+
+/* The report's config keeps the keys of the --net-* options (readers and
+ * scripts use them), null where chosen at run time. */
+static void net_echo(const struct probe_config *pc, json_t *config)
+{
+	const struct probe_net_conf *c = pc->conf;
+	int v;
+
+	if (json_object_get(config, "net_interval_ns"))
+		return; /* a second net entry: its own values are in probe_options */
+	json_object_set_new(config, "net_interval_ns", json_integer((json_int_t)c->interval_ns));
+	json_object_set_new(config, "net_timeout_ns", json_integer((json_int_t)c->timeout_ns));
+	v = net_opt_int(pc, "family", -1);
+	json_object_set_new(config, "net_family", v < 0 ? json_null() : json_integer(v ? 6 : 4));
+	v = net_opt_int(pc, "priority", 0);
+	json_object_set_new(config, "net_priority", v ? json_integer(v) : json_null());
+	v = net_opt_int(pc, "sender-cpu", -1);
+	json_object_set_new(config, "net_sender_cpu", v >= 0 ? json_integer(v) : json_null());
+	if (!c->remote) /* loopback: the split uses kernel stamps */
+		json_object_set_new(
+		    config, "net_rx_timestamps",
+		    json_string("software RX timestamps (SO_TIMESTAMPNS, CLOCK_REALTIME) "
+				"converted to CLOCK_MONOTONIC with an offset measured at "
+				"the start (best of 10 paired clock reads) and again every "
+				"second; see the clock_offset_* counters"));
 }
 
 /* ------------------------------------------------------------ prepare -- */
@@ -331,8 +426,8 @@ static struct probe_net_slot *net_slot(const struct probe_thread *t, struct prob
 {
 	unsigned rank = 0;
 
-	for (int cpu = cpuset_next(&t->cfg->cpus, 0); cpu >= 0 && cpu < t->cpu;
-	     cpu = cpuset_next(&t->cfg->cpus, cpu + 1))
+	for (int cpu = cpuset_next(&t->env->cpus, 0); cpu >= 0 && cpu < t->cpu;
+	     cpu = cpuset_next(&t->env->cpus, cpu + 1))
 		rank++;
 	return rank < c->nslots ? &c->slots[rank] : NULL;
 }
@@ -810,28 +905,27 @@ static void *net_sender_main(void *arg)
 /* --net-sender-cpu; else the first housekeeping CPU (the session has pinned
  * its own thread there by now); else the first CPU we may use that is not
  * measured; else the first measured one, which the counters then flag. */
-static int net_sender_cpu(const struct probe_net_conf *c, const struct run_config *cfg,
-			  bool *shared)
+static int net_sender_cpu(const struct probe_net_conf *c, const struct probe_env *env, bool *shared)
 {
 	struct cpuset allowed, online, free_cpus;
 	int cpu;
 
 	*shared = false;
 	if (c->sender_cpu_opt >= 0) {
-		*shared = cpuset_has(&cfg->cpus, c->sender_cpu_opt);
+		*shared = cpuset_has(&env->cpus, c->sender_cpu_opt);
 		return c->sender_cpu_opt;
 	}
-	if ((cpu = cpuset_next(&cfg->housekeeping, 0)) >= 0)
+	if ((cpu = cpuset_next(&env->housekeeping, 0)) >= 0)
 		return cpu;
 	if (cpuset_allowed(&allowed) == 0 && cpuset_online(&online) == 0) {
 		free_cpus = allowed;
 		cpuset_and(&free_cpus, &online);
-		cpuset_andnot(&free_cpus, &cfg->cpus);
+		cpuset_andnot(&free_cpus, &env->cpus);
 		if ((cpu = cpuset_next(&free_cpus, 0)) >= 0)
 			return cpu;
 	}
 	*shared = true;
-	cpu = cpuset_next(&cfg->cpus, 0);
+	cpu = cpuset_next(&env->cpus, 0);
 	return cpu >= 0 ? cpu : 0;
 }
 
@@ -844,7 +938,7 @@ static int net_family_start(struct probe_family *f, char *err, size_t errlen)
 		return 0; /* every thread sends for itself */
 	c->sender_missed = c->offset_updates = c->offset_step_max_ns = 0;
 	c->sender_error = 0;
-	c->sender_cpu = net_sender_cpu(c, f->cfg, &c->sender_shares_cpu);
+	c->sender_cpu = net_sender_cpu(c, f->env, &c->sender_shares_cpu);
 	c->sender_fd = socket(c->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (c->sender_fd < 0) {
 		rc = errno;
@@ -976,8 +1070,12 @@ const struct probe_ops probe_net_ops = {
 	.name = "net",
 	.summary = "UDP wake-up latency: loopback (stack/wakeup split) or round trip to "
 		   "`rtsoak reflect` (net:target=HOST[:PORT])",
+	.options = net_options,
+	.aliases = net_aliases,
 	.results = net_local_results,
 	.configure = net_configure,
+	.unconfigure = net_unconfigure,
+	.echo = net_echo,
 	.prepare = net_prepare,
 	.run = net_run,
 	.cleanup = net_cleanup,

@@ -7,6 +7,7 @@
  *   3  load_instance_parse (one NAME:opt=val spec)    --loads
  *   4  compare_limit_parse                            --fail-if
  *   5  tweak_value_equal ("WANT\0READ")               --set read-back check
+ *   6  probe_config_parse + an alias (each probe)     --probes NAME:opt=val, --net-*
  *
  * --set's PATH=VALUE spec itself is not fuzzed: tweak_add expands the path
  * as a glob over the real file system and checks every match, and has no
@@ -25,6 +26,7 @@
 #include "harness.h"
 #include "load.h"
 #include "parse.h"
+#include "probe.h"
 #include "tweak.h"
 
 #define FUZZ_CLI_MAX 4096
@@ -108,6 +110,30 @@ static void fuzz_load(const char *s)
 	load_instance_free(&inst);
 }
 
+/* A --probes entry's options against every probe's table (parse and
+ * aliases only: configure would resolve host names). */
+static void fuzz_probe(unsigned sel, const char *s)
+{
+	unsigned n = 0;
+
+	while (probe_registry[n])
+		n++;
+	struct probe_config pc = { .ops = probe_registry[sel % n] };
+	char err[512] = "";
+	snprintf(pc.spec, sizeof(pc.spec), "%s:%s", pc.ops->name, s);
+	int rc = probe_config_parse(&pc, s, err, sizeof(err));
+	check_err("probe_config_parse", rc, err);
+	if (rc == 0 && pc.ops->aliases && pc.ops->aliases[0].flag) {
+		rc = probe_config_alias(&pc, &pc.ops->aliases[0], s, err, sizeof(err));
+		check_err("probe_config_alias", rc, err);
+	}
+	if (rc == 0) {
+		json_t *o = probe_config_options_json(&pc);
+		json_decref(o);
+	}
+	probe_config_free(&pc);
+}
+
 static void fuzz_limit(const char *s)
 {
 	struct compare_limit l;
@@ -142,12 +168,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	len = size - 1;
 	memcpy(s, data + 1, len);
 	s[len] = s[len + 1] = '\0';
-	switch (sel % 6) {
+	switch (sel % 7) {
 	case 0:
-		fuzz_duration(sel / 6, s);
+		fuzz_duration(sel / 7, s);
 		break;
 	case 1:
-		fuzz_u64(sel / 6, s);
+		fuzz_u64(sel / 7, s);
 		break;
 	case 2:
 		fuzz_cpuset(s);
@@ -160,6 +186,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 5:
 		fuzz_value_equal(s, len);
+		break;
+	case 6:
+		fuzz_probe(sel / 7, s);
 		break;
 	}
 	return 0;

@@ -56,7 +56,7 @@ EOF
 cpus_of() { jget "$1" "sorted(x['cpu'] for x in r['results'] if x['probe'] == '$2' and x['phase'] == 'all')"; }
 expect_cpus=$("$PYTHON3" -c 'import os; print(sorted(os.sched_getaffinity(0)))')
 
-plan 26
+plan 32
 cd "$WORK" || exit 1
 
 # --- IPv4, beside the timer probe
@@ -133,15 +133,41 @@ ok $? "rotate: net.wakeup results for idle, cpu and all"
 # --- bad input: exit 2 before measuring
 "$RTSOAK" run --probes net --net-family 5 --duration 1s -q -o bad.json 2>errb
 rc=$?
-[ $rc -eq 2 ] && grep -q "^rtsoak: --net-family: '5' is not 4 or 6" errb && [ ! -e bad.json ]
+[ $rc -eq 2 ] && grep -q "^rtsoak: --net-family: '5' is not one of: 4, 6" errb && [ ! -e bad.json ]
 ok $? "--net-family 5: exit 2 with a one-line reason, no report (rc $rc: $(cat errb))"
 "$RTSOAK" run --probes net:bogus --duration 1s -q -o bad.json 2>errb
 rc=$?
-[ $rc -eq 2 ] && grep -q "^rtsoak: --probes: net: unknown option 'bogus'" errb
+[ $rc -eq 2 ] && grep -q "^rtsoak: --probes: net: 'bogus' is not opt=value" errb
 ok $? "net:bogus: exit 2 (rc $rc: $(cat errb))"
 "$RTSOAK" run --probes timer --net-interval 500us --duration 1s -q -o bad.json 2>errb
 rc=$?
 [ $rc -eq 2 ] && [ "$(cat errb)" = "rtsoak: --net-interval: only the net probe uses it, and --probes has no net" ] &&
 	[ ! -e bad.json ]
 ok $? "a --net-* option without the net probe: exit 2, one line, no report (rc $rc: $(cat errb))"
+
+# --- the options table: net:NAME=V is what --net-NAME V is; both at once is refused
+"$RTSOAK" run --probes timer,net:interval=500us:timeout=200ms --cpus 0 --loops 200 -q -o spec.json 2>errs
+ok $? "net:interval=500us:timeout=200ms runs ($(head -c 300 errs))"
+[ "$(jget spec.json '[r["config"]["net_interval_ns"], r["config"]["net_timeout_ns"],
+	r["config"]["probe_options"]["net:interval=500us:timeout=200ms"]["interval"],
+	r["config"]["probe_intervals_ns"]["net.wakeup"], r["config"]["probe_intervals_ns"]["timer"]]')" = \
+	'[500000, 200000000, 500000, 500000, 1000000]' ]
+ok $? "the config echoes the spec's options, and each result's period ($(jget spec.json 'r["config"]["probe_intervals_ns"]'))"
+"$RTSOAK" run --probes net:interval=2ms --net-interval 1ms --duration 1s -q -o bad.json 2>errb
+rc=$?
+[ $rc -eq 2 ] && [ "$(cat errb)" = "rtsoak: --probes: --net-interval: 'net:interval=2ms' sets interval= itself" ] &&
+	[ ! -e bad.json ]
+ok $? "an option in the spec and its alias: exit 2, neither wins silently (rc $rc: $(cat errb))"
+"$RTSOAK" run --probes net:family=6:family=4 --duration 1s -q -o bad.json 2>errb
+rc=$?
+[ $rc -eq 2 ] && grep -q "^rtsoak: --probes: net: option 'family' given twice" errb
+ok $? "an option given twice in a spec: exit 2 (rc $rc: $(cat errb))"
+"$RTSOAK" run --probes timer:interval=1ms --duration 1s -q -o bad.json 2>errb
+rc=$?
+[ $rc -eq 2 ] && [ "$(cat errb)" = "rtsoak: --probes: probe 'timer' takes no options" ]
+ok $? "a probe without options refuses them (rc $rc: $(cat errb))"
+"$RTSOAK" run --probes net --net-sender-cpu 4000 --duration 1s -q -o bad.json 2>errb
+rc=$?
+[ $rc -eq 2 ] && grep -q "^rtsoak: --probes: net: sender-cpu: CPU 4000 is not online" errb
+ok $? "a sender CPU that is not online: exit 2 before measuring (rc $rc: $(cat errb))"
 done_testing

@@ -1,5 +1,5 @@
 /* Unit tests for the --loads option parser (load_instance_parse and
- * load_value_parse): defaults, each option type with its range, the common
+ * opt_value_parse): defaults, each option type with its range, the common
  * options nice= and cpus=, and every way a spec can be wrong.  The loads
  * are the real ones from loads/registry.c (cpu: INT and CHOICE, disk: SIZE,
  * spike: TIME, exec: STRING with no default). */
@@ -48,11 +48,11 @@ static int int_is(const char *spec, const char *name, int64_t want)
 	return good;
 }
 
-static int formats(enum load_opt_type type, int64_t v, const char *want)
+static int formats(enum opt_type type, int64_t v, const char *want)
 {
 	char buf[32];
 
-	load_value_format(type, v, buf, sizeof(buf));
+	opt_value_format(type, v, buf, sizeof(buf));
 	return !strcmp(buf, want);
 }
 
@@ -196,9 +196,9 @@ int main(void)
 	json_decref(j);
 	load_instance_free(&inst);
 
-	ok(formats(LOAD_OPT_SIZE, 1 << 20, "1M") && formats(LOAD_OPT_SIZE, 1536, "1536") &&
-	       formats(LOAD_OPT_TIME, 2000000000, "2s") &&
-	       formats(LOAD_OPT_TIME, 1500000, "1500us") && formats(LOAD_OPT_INT, -3, "-3"),
-	   "load_value_format_as_people_type_it");
+	ok(formats(OPT_SIZE, 1 << 20, "1M") && formats(OPT_SIZE, 1536, "1536") &&
+	       formats(OPT_TIME, 2000000000, "2s") && formats(OPT_TIME, 1500000, "1500us") &&
+	       formats(OPT_INT, -3, "-3"),
+	   "opt_value_format_as_people_type_it");
 	return tap_done();
 }
