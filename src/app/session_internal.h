@@ -61,13 +61,17 @@ struct session {
 /* session_output.c */
 void session_output_set_times(struct report *r, const struct session *s, uint64_t duration_ns);
 void session_output_publish(struct session *s, struct report *r, bool json, bool prom);
-int session_output_build(struct report *r, struct session *s, bool live, bool full);
+int session_output_build(struct report *r, struct session *s, bool live, bool full)
+    __attribute__((warn_unused_result));
 void session_output_note_failures(const struct session *s, struct report *r);
 int session_output_write(struct session *s, struct report *r) __attribute__((warn_unused_result));
 
 /* session_ab.c */
-int session_ab_switch(struct session *s, struct report *r, unsigned next);
-int session_ab_verdict(struct report *r, struct comparison *c, const struct run_config *cfg);
-int session_ab_exit(const struct comparison *c, const struct run_config *cfg);
+int session_ab_switch(struct session *s, struct report *r, unsigned next)
+    __attribute__((warn_unused_result));
+int session_ab_verdict(struct report *r, struct comparison *c, const struct run_config *cfg)
+    __attribute__((warn_unused_result));
+int session_ab_exit(const struct comparison *c, const struct run_config *cfg)
+    __attribute__((warn_unused_result));
 
 #endif
