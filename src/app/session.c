@@ -1,10 +1,16 @@
-/* session: set up, measure, stop, report.
+/* session: one `rtsoak run` from validated options to a written report:
+ * set-up, the probe threads, the housekeeping loop and the tear-down.  The
+ * report and its outputs are session_output.c's, what `rtsoak ab` adds is
+ * session_ab.c's; the state they share is `struct session`
+ * (session_internal.h).
  *
  * Order matters: everything that can fail because of the machine
  * (privileges, CPUs, /dev/cpu_dma_latency) is checked before the first
  * probe starts, and once probes run, every way out (end of duration,
  * --loops done, SIGINT/SIGTERM/SIGHUP) goes through the same stop and
  * report path, so an interrupted run still leaves a complete report.
+ * session_run reads as those steps: set_up, start_probes, measure,
+ * wind_down, finish, tear_down.
  *
  * The main thread is the housekeeping thread: SCHED_OTHER, pinned away
  * from measured CPUs when there are others, and the only one that
@@ -18,23 +24,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "analysis.h"
-#include "compare.h"
-#include "phase.h"
-#include "probe.h"
-#include "progress.h"
-#include "report.h"
+#include "output.h"
 #include "rt.h"
 #include "session.h"
-#include "output.h"
-#include "supervisor.h"
+#include "session_internal.h"
 #include "sysinfo.h"
 #include "util.h"
-#include "views.h"
 
 /* Signal used to kick probe threads out of clock_nanosleep at the end of a
  * run, so that a long --interval does not delay the report. */
@@ -44,38 +42,6 @@
 /* --prom rewrites the textfile this often: node_exporter reads it at each
  * scrape, and a second is finer than any scrape interval. */
 #define PROM_EVERY_NS (1 * NSEC_PER_SEC)
-
-struct session {
-	struct run_config *cfg;
-	struct probe_thread *threads;
-	unsigned nthreads;
-	/* Start gate: probes report ready, then wait for `go` (1: measure,
-	 * -1: abort).  A mutex and a condvar, not a barrier, because the
-	 * number of threads that will arrive is only known once they are all
-	 * created. */
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	unsigned ready;
-	int go;
-	int stop;	   /* read by probes with relaxed atomics */
-	unsigned finished; /* probes whose loop has returned */
-	struct phase_plan phases;
-	struct load_supervisor *sup;
-	uint64_t t0;
-	struct probe_family families[CLI_MAX_PROBES];
-	bool family_started[CLI_MAX_PROBES];
-	uint64_t start_rt; /* CLOCK_REALTIME at t0 */
-	unsigned checkpoint_failures;
-	int checkpoint_errno;
-	uint64_t last_checkpoint; /* CLOCK_MONOTONIC of the last good one, 0: none */
-	struct progress prog;
-	struct series *series; /* per thread: its first result's */
-	bool thresholds_set;
-	uint64_t warmup_ns; /* --spike-threshold auto: set after this long */
-	unsigned prom_failures;
-	int prom_errno;
-	bool tweak_failed; /* ab: a switch could not apply or restore the tweaks */
-};
 
 static void kick_handler(int sig)
 {
@@ -247,30 +213,15 @@ static void stop_families(struct session *s)
 	}
 }
 
-/* Rotate to the next phase: loads first, then the probes' attribution. */
+/* Rotate to the next phase: ab's tweaks first (session_ab.c), then the
+ * loads, then the probes' attribution. */
 static void switch_phase(struct session *s, struct report *r)
 {
 	unsigned next = (s->phases.current + 1) % s->phases.n;
 	int rc;
 
-	/* ab: tweaks change at the end of the old round, so the disturbance
-	 * of the writes lands in A and B rounds alike (ABBA). */
-	if (s->cfg->ab &&
-	    phase_ab_arm(&s->phases, next) != phase_ab_arm(&s->phases, s->phases.current)) {
-		char err[1024];
-		if (phase_ab_arm(&s->phases, next) == 'B')
-			rc = tweak_apply(&s->cfg->tweaks, err, sizeof(err));
-		else
-			rc = tweak_unapply(&s->cfg->tweaks, err, sizeof(err));
-		if (rc < 0) {
-			progress_done(&s->prog);
-			rtsoak_error("ab: round %s: %s", s->phases.name[next], err);
-			report_warn(r, "ab: round %s: %s; the run ended there",
-				    s->phases.name[next], err);
-			s->tweak_failed = true;
-			return;
-		}
-	}
+	if (s->cfg->ab && session_ab_switch(s, r, next) < 0)
+		return;
 	rc = s->sup ? load_supervisor_phase(s->sup, next, 5000) : 0;
 	uint64_t t = util_now_ns(CLOCK_MONOTONIC) - s->t0;
 
@@ -278,15 +229,6 @@ static void switch_phase(struct session *s, struct report *r)
 		report_warn(r, "phase '%s' at %.3f s: the loads did not switch in time: %s",
 			    s->phases.name[next], (double)t / 1e9, strerror(-rc));
 	phase_switch(&s->phases, next, t);
-}
-
-static int build_report(struct report *r, struct session *s, bool live, bool full);
-
-static void set_times(struct report *r, const struct session *s, uint64_t duration_ns)
-{
-	r->duration_ns = duration_ns;
-	util_iso8601(s->start_rt, r->start, sizeof(r->start));
-	util_iso8601(s->start_rt + duration_ns, r->end, sizeof(r->end));
 }
 
 /* The time series' housekeeping side: one per probe thread, fed by
@@ -355,91 +297,6 @@ static void series_tick(struct session *s, uint64_t now)
 		series_auto_thresholds(s, now - s->t0);
 }
 
-/* Lend the series to the report: it is written on this (housekeeping)
- * thread, the only one that changes them, and cleared or freed before they
- * change again.  A copy would double their memory at every checkpoint. */
-static int add_series(struct report *r, struct session *s)
-{
-	for (unsigned i = 0; s->series && i < s->nthreads; i++) {
-		const struct probe_thread *t = &s->threads[i];
-		const struct series *se = &s->series[i];
-		struct report_series *rs = report_add_series(r, t->pc->results[0], t->cpu);
-		if (!rs)
-			return -ENOMEM;
-		rs->interval_ns = series_interval_ns(se);
-		rs->n = se->n;
-		rs->threshold_ns = se->threshold_ns;
-		rs->threshold_at_ns = se->threshold_at_ns;
-		rs->spikes_total = se->spikes_total;
-		rs->spikes_overwritten = se->spikes_overwritten;
-		rs->spikes_unlogged = se->spikes_unlogged;
-		rs->stalls = __atomic_load_n(&se->feed->stalls, __ATOMIC_RELAXED);
-		rs->nspikes = se->nspikes;
-		rs->v = se->v;
-		rs->spikes = se->spikes;
-		rs->borrowed = true;
-	}
-	return 0;
-}
-
-/* What a failed checkpoint left on disk: the previous one only if it is
- * still there (its directory may be what went away). */
-static const char *checkpoint_left(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char dir[PATH_MAX];
-	struct stat st;
-
-	if (stat(path, &st) == 0)
-		return "kept the previous one";
-	if (errno != ENOENT)
-		return "the previous one cannot be checked";
-	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
-	if (stat(dir, &st) < 0)
-		return "its directory is gone, and no checkpoint with it";
-	return "no earlier checkpoint is on disk";
-}
-
-/* Build the live report once and write what is due: the checkpoint, so
- * that a run killed in hour 23 still leaves 22 hours on disk, and/or the
- * OpenMetrics textfile.  A failed checkpoint (disk full) keeps the previous
- * one (the write is atomic) and is retried at the next one. */
-static void publish(struct session *s, struct report *r, bool json, bool prom)
-{
-	size_t keep = r->nwarnings;
-	int rc, wrc;
-
-	set_times(r, s, util_now_ns(CLOCK_MONOTONIC) - s->t0);
-	r->status = REPORT_RUNNING;
-	/* Series and analysis only go into the JSON: the textfile, rewritten
-	 * every second, needs neither copy. */
-	rc = build_report(r, s, true, json);
-	if (json) {
-		wrc = rc ? rc : report_json_write(r, s->cfg->output);
-		if (!wrc) {
-			s->last_checkpoint = util_now_ns(CLOCK_MONOTONIC);
-		} else {
-			progress_done(&s->prog);
-			s->checkpoint_failures++;
-			s->checkpoint_errno = -wrc;
-			fprintf(stderr, "rtsoak: checkpoint of '%s' failed: %s (%s)\n",
-				s->cfg->output, strerror(-wrc), checkpoint_left(s->cfg->output));
-		}
-	}
-	if (prom) {
-		wrc = rc ? rc : report_prom_write(r, s->cfg->prom);
-		/* Once a second: say it the first time, count the rest. */
-		if (wrc && !s->prom_failures++) {
-			progress_done(&s->prog);
-			fprintf(stderr, "rtsoak: --prom: cannot write '%s': %s (will retry)\n",
-				s->cfg->prom, strerror(-wrc));
-		}
-		if (wrc)
-			s->prom_errno = -wrc;
-	}
-	report_clear_results(r, keep);
-}
-
 /* Wait for the end of the run: duration, all probes done, or a signal;
  * switch phases on the way.  Returns the signal that ended it, or 0. */
 static int wait_for_end(struct session *s, struct report *r)
@@ -483,7 +340,7 @@ static int wait_for_end(struct session *s, struct report *r)
 		series_tick(s, now);
 		if (now >= next_checkpoint || now >= next_prom) {
 			bool cp = now >= next_checkpoint, prom = now >= next_prom;
-			publish(s, r, cp, prom);
+			session_output_publish(s, r, cp, prom);
 			if (cp)
 				next_checkpoint += every;
 			if (prom)
@@ -504,7 +361,7 @@ static int wait_for_end(struct session *s, struct report *r)
 		int sig = sigtimedwait(&set, NULL, &ts);
 		if (sig == SIGUSR1) {
 			if (can_checkpoint)
-				publish(s, r, true, false);
+				session_output_publish(s, r, true, false);
 			continue;
 		}
 		if (sig > 0)
@@ -529,123 +386,6 @@ static int stop_threads(struct session *s)
 		}
 	}
 	return failed;
-}
-
-static int add_result(struct report *r, const struct probe_thread *t, unsigned k, const char *phase,
-		      const struct recorder *rec)
-{
-	struct report_result *res = report_add_result(r, false, t->pc->results[k], t->cpu, phase);
-
-	if (!res || !rec || report_result_from_recorder(res, rec))
-		return -ENOMEM;
-	/* Counters are per thread, not per phase: they go on the union. */
-	if (t->ops->counters && !strcmp(phase, "all")) {
-		res->counters = json_object();
-		if (!res->counters)
-			return -ENOMEM;
-		t->ops->counters(t, k, res->counters);
-		/* A probe that sent and never heard back (net.rtt to a reflector
-		 * that was never up) ran fine but measured nothing: say so. */
-		json_int_t sent = json_integer_value(json_object_get(res->counters, "sent"));
-		json_int_t received =
-		    json_integer_value(json_object_get(res->counters, "received"));
-		const char *to = strstr(t->pc->spec, "target=");
-		if (k == 0 && sent > 0 && received == 0 &&
-		    report_warn(r, "%s on CPU %d: 100 %% loss%s%s (%lld sent, none answered)",
-				t->pc->results[k], t->cpu, to ? " to " : "", to ? to + 7 : "",
-				(long long)sent) < 0)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/* One result per (probe result, CPU, phase); with several phases also their
- * union as phase "all", built by the same merge as the aggregates. */
-/* The recorder to report: the probe's own after the run, or a consistent
- * copy of it (into `scratch`) while the probe is still writing it. */
-static const struct recorder *source(const struct recorder *rec, struct recorder *scratch)
-{
-	if (!scratch)
-		return rec;
-	recorder_snapshot(scratch, rec);
-	return scratch;
-}
-
-static int build_results(struct report *r, struct session *s, bool live)
-{
-	const struct phase_plan *ph = &s->phases;
-	struct recorder *scratch = live ? recorder_alloc(s->cfg->top_k, -1) : NULL;
-	struct recorder *all = ph->n > 1 ? recorder_alloc(s->cfg->top_k, -1) : NULL;
-	struct recorder *arm[2] = { NULL, NULL };
-	int rc = -ENOMEM;
-
-	if ((live && !scratch) || (ph->n > 1 && !all))
-		goto out;
-	/* ab: each arm's rounds merged, beside "all" */
-	for (int a = 0; s->cfg->ab && a < 2; a++)
-		if (!(arm[a] = recorder_alloc(s->cfg->top_k, -1)))
-			goto out;
-	for (unsigned i = 0; i < s->nthreads; i++) {
-		struct probe_thread *t = &s->threads[i];
-		for (unsigned k = 0; k < t->nrec; k++) {
-			if (all)
-				recorder_init(all, s->cfg->top_k,
-					      (struct recorder_sample *)(all + 1));
-			for (int a = 0; arm[0] && a < 2; a++)
-				recorder_init(arm[a], s->cfg->top_k,
-					      (struct recorder_sample *)(arm[a] + 1));
-			for (unsigned p = 0; p < ph->n; p++) {
-				const struct recorder *rec = source(t->rec[k][p], scratch);
-				if ((rc = add_result(r, t, k, ph->name[p], rec)))
-					goto out;
-				if (all)
-					recorder_merge(all, rec);
-				if (arm[0])
-					recorder_merge(arm[phase_ab_arm(ph, p) == 'B'], rec);
-			}
-			if (arm[0] && ((rc = add_result(r, t, k, "A", arm[0])) ||
-				       (rc = add_result(r, t, k, "B", arm[1]))))
-				goto out;
-			if (all && (rc = add_result(r, t, k, "all", all)))
-				goto out;
-		}
-	}
-	rc = report_build_aggregates(r);
-out:
-	recorder_free(scratch);
-	recorder_free(all);
-	recorder_free(arm[0]);
-	recorder_free(arm[1]);
-	return rc;
-}
-
-static int build_report(struct report *r, struct session *s, bool live, bool full)
-{
-	struct run_config *cfg = s->cfg;
-	json_t *names = json_array();
-
-	for (unsigned p = 0; p < s->phases.n; p++)
-		json_array_append_new(names, json_string(s->phases.name[p]));
-	r->config = cli_config_json(cfg);
-	if (!r->config || !names)
-		return -ENOMEM;
-	json_object_set_new(r->config, "phases", names);
-	r->periods = json_incref(json_object_get(r->config, "probe_intervals_ns"));
-	r->loads = json_array();
-	for (unsigned i = 0; s->sup && i < cfg->nloads; i++)
-		json_array_append_new(
-		    r->loads,
-		    load_supervisor_report(s->sup, i, phase_load_active_ns(&s->phases, i), s->t0));
-	r->phases = phase_report(&s->phases, cfg);
-	r->tweaks = tweak_report(&cfg->tweaks);
-	if (!r->loads || !r->phases || !r->tweaks)
-		return -ENOMEM;
-	int rc = build_results(r, s, live);
-	if (!rc && full)
-		rc = add_series(r, s);
-	if (!rc && full && !(r->analysis = analysis_build(r)))
-		rc = -ENOMEM;
-	return rc;
 }
 
 static void free_threads(struct session *s)
@@ -796,60 +536,14 @@ static int fill_header(struct report *r, struct run_config *cfg)
 	return 0;
 }
 
-/* ab --fail-if, checked by the command line parser already. */
-static unsigned ab_limits(const struct run_config *cfg, struct compare_limit *lim)
+/* A shell starts background jobs with SIGINT ignored, and an ignored
+ * signal is discarded before sigtimedwait could see it: take SIGINT and
+ * SIGTERM back.  An ignored SIGHUP is left alone (nohup). */
+static void take_signals(void)
 {
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < cfg->nfail_if; i++) {
-		char err[256];
-		if (compare_limit_parse(cfg->fail_if[i], &lim[n], err, sizeof(err)) == 0)
-			n++;
-	}
-	return n;
-}
-
-/* rtsoak ab: the verdicts from the per-round values, into the report. */
-static int ab_verdict(struct report *r, struct comparison *c, const struct run_config *cfg)
-{
-	struct compare_limit lim[CLI_MAX_SET];
-	unsigned nlim = ab_limits(cfg, lim);
-	json_t *order = json_array();
-
-	if (!order || compare_build_ab(c, r, cfg->output) < 0) {
-		json_decref(order);
-		return -ENOMEM;
-	}
-	json_t *phases = json_object_get(r->config, "phases");
-	size_t i;
-	json_t *p;
-	json_array_foreach (phases, i, p)
-		json_array_append(order, p);
-	r->ab = json_pack("{s:I, s:I, s:o, s:s, s:o}", "rounds_per_arm", (json_int_t)cfg->ab_rounds,
-			  "round_duration_ns", (json_int_t)cfg->round_ns, "order", order,
-			  "statistic", "p99", "comparison", compare_json(c, lim, nlim));
-	return r->ab ? 0 : -ENOMEM;
-}
-
-int session_run(struct run_config *cfg)
-{
-	struct session s = {
-		.cfg = cfg,
-		.lock = PTHREAD_MUTEX_INITIALIZER,
-		.cond = PTHREAD_COND_INITIALIZER,
-	};
-	const struct probe_thread *bad;
-	struct report r = { 0 };
 	struct sigaction sa = { .sa_handler = kick_handler };
 	sigset_t block;
-	int dma_fd = -1, rc, sig, failed;
-	struct comparison ab = { 0 };
-	bool restore_failed = false, write_failed = false, taken;
-	uint64_t t0, end = 0;
 
-	/* A shell starts background jobs with SIGINT ignored, and an ignored
-	 * signal is discarded before sigtimedwait could see it: take SIGINT
-	 * and SIGTERM back.  An ignored SIGHUP is left alone (nohup). */
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	/* Probe threads inherit this mask: only the main thread takes the
@@ -862,184 +556,196 @@ int session_run(struct run_config *cfg)
 	sigaddset(&block, SESSION_KICK_SIGNAL);
 	pthread_sigmask(SIG_BLOCK, &block, NULL);
 	sigaction(SESSION_KICK_SIGNAL, &sa, NULL);
+}
 
-	if ((rc = check_environment(cfg, &r, &dma_fd)) >= 0)
-		goto out;
+/* Everything before the first probe thread: the environment checks, the
+ * tweaks, the housekeeping pin, the report's header and system snapshot,
+ * the phase plan and the loads.  Returns an exit code, or -1 to go on. */
+static int set_up(struct session *s, struct report *r)
+{
+	struct run_config *cfg = s->cfg;
+	int rc;
+
+	if ((rc = check_environment(cfg, r, &s->dma_fd)) >= 0)
+		return rc;
 	/* Tweaks before the snapshot, so that it shows the tweaked system;
 	 * ab starts with a baseline round and applies them at its B rounds. */
 	if (!cfg->ab && (rc = apply_tweaks(cfg)) >= 0)
-		goto out;
-	pin_housekeeping(cfg, &r);
+		return rc;
+	pin_housekeeping(cfg, r);
 	cfg->probe_env.housekeeping = cfg->housekeeping; /* as decided: the probes see it */
-	if (fill_header(&r, cfg) < 0) {
+	if (fill_header(r, cfg) < 0) {
 		rtsoak_error("out of memory while taking the system snapshot");
-		rc = EXIT_ENV;
-		goto out;
+		return EXIT_ENV;
 	}
-	phase_plan_init(&s.phases, cfg);
-	if (cfg->nloads && (rc = start_loads(&s, &r)) >= 0)
-		goto out;
+	phase_plan_init(&s->phases, cfg);
+	if (cfg->nloads && (rc = start_loads(s, r)) >= 0)
+		return rc;
+	return -1;
+}
 
-	rc = start_threads(&s);
-	bad = wait_ready(&s);
+/* Create the probe threads and wait until each has set up; then the
+ * housekeeping side of their series.  Returns an exit code (every thread
+ * sent home), or -1 to go on. */
+static int start_probes(struct session *s, struct report *r)
+{
+	const struct probe_thread *bad;
+	int rc;
+
+	rc = start_threads(s);
+	bad = wait_ready(s);
 	if (rc < 0 || bad) {
 		if (bad)
 			rtsoak_error("%s probe on CPU %d: %s", bad->ops->name, bad->cpu, bad->err);
-		open_gate(&s, -1, 0);
-		stop_threads(&s);
-		rc = EXIT_ENV;
-		goto out;
+		open_gate(s, -1, 0);
+		stop_threads(s);
+		return EXIT_ENV;
 	}
 	/* The probes' recorders and feeds exist now: lock them too when only
 	 * MCL_CURRENT was possible (rt_lock_memory). */
 	if ((rc = rt_lock_memory_again()) < 0)
-		report_warn(&r, "could not lock the probes' memory after set-up: %s",
-			    strerror(-rc));
-	if (series_start(&s) < 0) {
+		report_warn(r, "could not lock the probes' memory after set-up: %s", strerror(-rc));
+	if (series_start(s) < 0) {
 		rtsoak_error("out of memory for the time series");
-		open_gate(&s, -1, 0);
-		stop_threads(&s);
-		rc = EXIT_ENV;
-		goto out;
+		open_gate(s, -1, 0);
+		stop_threads(s);
+		return EXIT_ENV;
 	}
+	return -1;
+}
+
+/* Open the gate, run the housekeeping loop until the end, stop the probes:
+ * sets s->sig, s->end and s->failed. */
+static void measure(struct session *s, struct report *r)
+{
+	struct run_config *cfg = s->cfg;
+	int rc;
+
 	/* The first phase's loads run before the first sample: measure them
 	 * in their steady state, not their start-up. */
-	if (s.sup && (rc = load_supervisor_phase(s.sup, 0, 5000)) < 0)
-		report_warn(&r, "the loads did not start in time: %s", strerror(-rc));
-	s.start_rt = util_now_ns(CLOCK_REALTIME);
-	s.t0 = t0 = util_now_ns(CLOCK_MONOTONIC);
-	phase_begin(&s.phases, 0, 0);
-	open_gate(&s, 1, t0);
-	progress_init(&s.prog, cfg->quiet, t0, cfg->duration_ns);
+	if (s->sup && (rc = load_supervisor_phase(s->sup, 0, 5000)) < 0)
+		report_warn(r, "the loads did not start in time: %s", strerror(-rc));
+	s->start_rt = util_now_ns(CLOCK_REALTIME);
+	s->t0 = util_now_ns(CLOCK_MONOTONIC);
+	phase_begin(&s->phases, 0, 0);
+	open_gate(s, 1, s->t0);
+	progress_init(&s->prog, cfg->quiet, s->t0, cfg->duration_ns);
 
-	if (start_families(&s, &r) < 0) {
-		sig = 0;
-		failed = 1;
-		report_warn(&r, "a probe failed to start its shared part; see the log");
-		stop_threads(&s);
+	if (start_families(s, r) < 0) {
+		s->sig = 0;
+		s->failed = 1;
+		report_warn(r, "a probe failed to start its shared part; see the log");
+		stop_threads(s);
 	} else {
-		sig = wait_for_end(&s, &r);
+		s->sig = wait_for_end(s, r);
 		/* The run ends when the probes are told to stop: joining them and
 		 * the net sender can take a while on a busy machine, and that is
 		 * not time the probes measured. */
-		end = util_now_ns(CLOCK_MONOTONIC);
-		progress_done(&s.prog);
-		failed = stop_threads(&s);
+		s->end = util_now_ns(CLOCK_MONOTONIC);
+		progress_done(&s->prog);
+		s->failed = stop_threads(s);
 	}
-	stop_families(&s);
-	for (unsigned i = 0; i < s.nthreads; i++)
-		if (series_flush(&s.series[i]) < 0)
-			report_warn(&r,
+}
+
+/* After the probes: their families and series closed, the run's times,
+ * the loads stopped and the tweaks restored, and the report's status and
+ * warnings. */
+static void wind_down(struct session *s, struct report *r)
+{
+	struct run_config *cfg = s->cfg;
+
+	stop_families(s);
+	for (unsigned i = 0; i < s->nthreads; i++)
+		if (series_flush(&s->series[i]) < 0)
+			report_warn(r,
 				    "out of memory: the time series of %s on CPU %d is incomplete",
-				    s.threads[i].pc->results[0], s.threads[i].cpu);
-	set_times(&r, &s, (end ? end : util_now_ns(CLOCK_MONOTONIC)) - t0);
-	phase_end(&s.phases, r.duration_ns);
-	failed |= s.tweak_failed;
+				    s->threads[i].pc->results[0], s->threads[i].cpu);
+	session_output_set_times(r, s, (s->end ? s->end : util_now_ns(CLOCK_MONOTONIC)) - s->t0);
+	phase_end(&s->phases, r->duration_ns);
+	s->failed |= s->tweak_failed;
 	/* Loads stopped, the machine goes back to how it was before the
 	 * report is written: a failure is in the report, the journal stays. */
-	load_supervisor_stop(s.sup);
-	for (unsigned i = 0; s.sup && i < cfg->nloads; i++) {
+	load_supervisor_stop(s->sup);
+	for (unsigned i = 0; s->sup && i < cfg->nloads; i++) {
 		char note[256];
-		if (load_supervisor_warning(s.sup, i, note, sizeof(note)))
-			report_warn(&r, "%s", note);
+		if (load_supervisor_warning(s->sup, i, note, sizeof(note)))
+			report_warn(r, "%s", note);
 	}
 	if (restore_tweaks(cfg) < 0) {
-		report_warn(&r, "--set: %s", restore_err);
-		restore_failed = true;
+		report_warn(r, "--set: %s", restore_err);
+		s->restore_failed = true;
 	}
-	if (s.prom_failures)
-		report_warn(&r, "%u write(s) of the --prom file '%s' failed (last: %s)",
-			    s.prom_failures, cfg->prom, strerror(s.prom_errno));
-	if (s.checkpoint_failures)
-		report_warn(&r, "%u checkpoint(s) could not be written (last: %s)",
-			    s.checkpoint_failures, strerror(s.checkpoint_errno));
-	r.status = failed ? REPORT_FAILED : sig ? REPORT_INTERRUPTED : REPORT_COMPLETE;
-	if (sig)
-		report_warn(&r, "interrupted by %s", strsignal(sig));
+	session_output_note_failures(s, r);
+	r->status = s->failed ? REPORT_FAILED : s->sig ? REPORT_INTERRUPTED : REPORT_COMPLETE;
+	if (s->sig)
+		report_warn(r, "interrupted by %s", strsignal(s->sig));
+}
 
-	if (build_report(&r, &s, false, true) < 0 || (cfg->ab && ab_verdict(&r, &ab, cfg) < 0)) {
+/* Build the final report (and ab's verdict), write and print it.  Returns
+ * the exit code before tear_down's corrections. */
+static int finish(struct session *s, struct report *r)
+{
+	struct run_config *cfg = s->cfg;
+
+	if (session_output_build(r, s, false, true) < 0 ||
+	    (cfg->ab && session_ab_verdict(r, &s->ab, cfg) < 0)) {
 		rtsoak_error("out of memory while building the report");
-		rc = EXIT_ENV;
-		goto out;
+		return EXIT_ENV;
 	}
-	taken = !strcmp(cfg->output, "-") || !strcmp(cfg->html, "-");
-	if ((rc = report_json_write(&r, cfg->output)) < 0) {
-		/* The directory was writable at start; it is not now (disk full,
-		 * removed), or standard output is full.  Do not lose the run: try
-		 * the temp directory, and exit 3 saying where it went. */
-		char fallback[PATH_MAX];
-		const char *tmp = getenv("TMPDIR");
-		int frc;
-		write_failed = true;
-		snprintf(fallback, sizeof(fallback), "%s/rtsoak-%d.json",
-			 tmp && *tmp ? tmp : "/tmp", (int)getpid());
-		if ((frc = report_json_write(&r, fallback)) < 0) {
-			rtsoak_error(
-			    "--output: cannot write '%s': %s, nor %s: %s: the report is lost",
-			    cfg->output, strerror(-rc), fallback, strerror(-frc));
-			rc = EXIT_ENV;
-			goto out;
-		}
-		rtsoak_error("--output: cannot write '%s': %s; the report is in %s instead",
-			     cfg->output, strerror(-rc), fallback);
-		snprintf(cfg->output, sizeof(cfg->output), "%s", fallback);
-	}
-	if (cfg->prom[0] && (rc = report_prom_write(&r, cfg->prom)) < 0) {
-		rtsoak_error("--prom: cannot write '%s': %s", cfg->prom, strerror(-rc));
-		write_failed = true;
-	}
-	if (cfg->html[0] && (rc = report_html_write(&r, cfg->html)) < 0) {
-		rtsoak_error("--html: cannot write '%s': %s (the JSON report has everything)",
-			     cfg->html, strerror(-rc));
-		write_failed = true;
-	}
-	if (!cfg->quiet) {
-		FILE *out = taken ? stderr : stdout;
-		report_text_print(&r, out, cli_color_wanted(cfg->color, out));
-		if (strcmp(cfg->output, "-"))
-			fprintf(out, "report: %s\n", cfg->output);
-		if (cfg->html[0] && strcmp(cfg->html, "-"))
-			fprintf(out, "html: %s\n", cfg->html);
-	}
-	if (cfg->ab && !failed) {
-		struct compare_limit lim[CLI_MAX_SET];
-		unsigned nlim = ab_limits(cfg, lim);
-		if (!cfg->quiet) {
-			fputc('\n', stdout);
-			compare_print(&ab, lim, nlim, stdout, cli_color_wanted(cfg->color, stdout));
-		}
-		rc = EXIT_OK;
-		for (unsigned i = 0; i < nlim; i++)
-			for (size_t k = 0; k < ab.n; k++) {
-				bool ok;
-				if (compare_limit_broken(&lim[i], &ab.m[k], &ok))
-					rc = EXIT_LIMIT;
-			}
-		goto out;
-	}
-	rc = failed ? EXIT_ENV : EXIT_OK;
-out:
+	if (session_output_write(s, r) < 0)
+		return EXIT_ENV;
+	if (cfg->ab && !s->failed)
+		return session_ab_exit(&s->ab, cfg);
+	return s->failed ? EXIT_ENV : EXIT_OK;
+}
+
+/* Every way out, from any step: the exit code corrected for the writes and
+ * the restore, and everything released. */
+static int tear_down(struct session *s, struct report *r, int rc)
+{
+	struct run_config *cfg = s->cfg;
+
 	/* A report or view that did not reach its path is an environment
 	 * failure, whatever the measurement said. */
-	if (write_failed)
+	if (s->write_failed)
 		rc = EXIT_ENV;
-	/* Every way out restores (idempotent after the one above). */
-	if (restore_tweaks(cfg) < 0 || restore_failed) {
+	/* Every way out restores (idempotent after the one in wind_down). */
+	if (restore_tweaks(cfg) < 0 || s->restore_failed) {
 		/* The report is written; the machine is not as it was. */
 		rtsoak_error("--set: %s", restore_err);
 		rc = EXIT_ENV;
 	}
-	load_supervisor_stop(s.sup);
-	load_supervisor_free(s.sup);
+	load_supervisor_stop(s->sup);
+	load_supervisor_free(s->sup);
 	for (unsigned i = 0; i < cfg->nloads; i++)
 		load_instance_free(&cfg->loads[i]);
 	for (unsigned i = 0; i < cfg->nprobes; i++)
 		probe_config_free(&cfg->probes[i]);
-	phase_plan_free(&s.phases);
-	if (dma_fd >= 0)
-		close(dma_fd);
-	free_threads(&s);
-	compare_free(&ab);
-	report_free(&r);
+	phase_plan_free(&s->phases);
+	if (s->dma_fd >= 0)
+		close(s->dma_fd);
+	free_threads(s);
+	compare_free(&s->ab);
+	report_free(r);
 	return rc;
+}
+
+int session_run(struct run_config *cfg)
+{
+	struct session s = {
+		.cfg = cfg,
+		.lock = PTHREAD_MUTEX_INITIALIZER,
+		.cond = PTHREAD_COND_INITIALIZER,
+		.dma_fd = -1,
+	};
+	struct report r = { 0 };
+	int rc;
+
+	take_signals();
+	if ((rc = set_up(&s, &r)) < 0 && (rc = start_probes(&s, &r)) < 0) {
+		measure(&s, &r);
+		wind_down(&s, &r);
+		rc = finish(&s, &r);
+	}
+	return tear_down(&s, &r, rc);
 }

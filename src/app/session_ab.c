@@ -1,0 +1,97 @@
+/* session_ab: what `rtsoak ab` adds to a run.  Its phases are the rounds
+ * (phase.c names them A1, B1, B2, A2, ... in ABBA order); here the tweaks
+ * are applied at the switch into a B round and restored at the switch back,
+ * the verdict of B against A is built from the per-round values into the
+ * report, and the comparison is printed and its --fail-if limits give the
+ * exit status. */
+#include <config.h>
+
+#include <errno.h>
+#include <stdio.h>
+
+#include "exit.h"
+#include "session_internal.h"
+#include "tweak.h"
+#include "views.h"
+
+/* ab: tweaks change at the end of the old round, so the disturbance of the
+ * writes lands in A and B rounds alike (ABBA).  Called before the switch to
+ * phase `next`; returns 0, or -1 when the tweaks could not be applied or
+ * restored (said, and in the report: the run ends there). */
+int session_ab_switch(struct session *s, struct report *r, unsigned next)
+{
+	char err[1024];
+	int rc;
+
+	if (phase_ab_arm(&s->phases, next) == phase_ab_arm(&s->phases, s->phases.current))
+		return 0;
+	if (phase_ab_arm(&s->phases, next) == 'B')
+		rc = tweak_apply(&s->cfg->tweaks, err, sizeof(err));
+	else
+		rc = tweak_unapply(&s->cfg->tweaks, err, sizeof(err));
+	if (rc < 0) {
+		progress_done(&s->prog);
+		rtsoak_error("ab: round %s: %s", s->phases.name[next], err);
+		report_warn(r, "ab: round %s: %s; the run ended there", s->phases.name[next], err);
+		s->tweak_failed = true;
+		return -1;
+	}
+	return 0;
+}
+
+/* ab --fail-if, checked by the command line parser already. */
+static unsigned ab_limits(const struct run_config *cfg, struct compare_limit *lim)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < cfg->nfail_if; i++) {
+		char err[256];
+		if (compare_limit_parse(cfg->fail_if[i], &lim[n], err, sizeof(err)) == 0)
+			n++;
+	}
+	return n;
+}
+
+/* rtsoak ab: the verdicts from the per-round values, into the report. */
+int session_ab_verdict(struct report *r, struct comparison *c, const struct run_config *cfg)
+{
+	struct compare_limit lim[CLI_MAX_SET];
+	unsigned nlim = ab_limits(cfg, lim);
+	json_t *order = json_array();
+
+	if (!order || compare_build_ab(c, r, cfg->output) < 0) {
+		json_decref(order);
+		return -ENOMEM;
+	}
+	json_t *phases = json_object_get(r->config, "phases");
+	size_t i;
+	json_t *p;
+	json_array_foreach (phases, i, p)
+		json_array_append(order, p);
+	r->ab = json_pack("{s:I, s:I, s:o, s:s, s:o}", "rounds_per_arm", (json_int_t)cfg->ab_rounds,
+			  "round_duration_ns", (json_int_t)cfg->round_ns, "order", order,
+			  "statistic", "p99", "comparison", compare_json(c, lim, nlim));
+	return r->ab ? 0 : -ENOMEM;
+}
+
+/* rtsoak ab after a run without failure: print the comparison (unless
+ * --quiet) and check its --fail-if limits.  Returns the exit code. */
+int session_ab_exit(const struct comparison *c, const struct run_config *cfg)
+{
+	struct compare_limit lim[CLI_MAX_SET];
+	unsigned nlim = ab_limits(cfg, lim);
+	int rc;
+
+	if (!cfg->quiet) {
+		fputc('\n', stdout);
+		compare_print(c, lim, nlim, stdout, cli_color_wanted(cfg->color, stdout));
+	}
+	rc = EXIT_OK;
+	for (unsigned i = 0; i < nlim; i++)
+		for (size_t k = 0; k < c->n; k++) {
+			bool ok;
+			if (compare_limit_broken(&lim[i], &c->m[k], &ok))
+				rc = EXIT_LIMIT;
+		}
+	return rc;
+}

@@ -1,0 +1,77 @@
+/* session_internal: the run's state, shared by the three files of one
+ * `rtsoak run`: session.c (set-up, probes, housekeeping loop, tear-down),
+ * session_output.c (the report and its outputs) and session_ab.c (the ab
+ * command's rounds).  Nothing outside them includes it. */
+#ifndef RTSOAK_SESSION_INTERNAL_H
+#define RTSOAK_SESSION_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "compare.h"
+#include "phase.h"
+#include "probe.h"
+#include "progress.h"
+#include "report.h"
+#include "series.h"
+#include "supervisor.h"
+
+struct session {
+	struct run_config *cfg;
+	struct probe_thread *threads;
+	unsigned nthreads;
+	/* Start gate: probes report ready, then wait for `go` (1: measure,
+	 * -1: abort).  A mutex and a condvar, not a barrier, because the
+	 * number of threads that will arrive is only known once they are all
+	 * created. */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned ready;
+	int go;
+	int stop;	   /* read by probes with relaxed atomics */
+	unsigned finished; /* probes whose loop has returned */
+	struct phase_plan phases;
+	struct load_supervisor *sup;
+	uint64_t t0;
+	struct probe_family families[CLI_MAX_PROBES];
+	bool family_started[CLI_MAX_PROBES];
+	uint64_t start_rt; /* CLOCK_REALTIME at t0 */
+	unsigned checkpoint_failures;
+	int checkpoint_errno;
+	uint64_t last_checkpoint; /* CLOCK_MONOTONIC of the last good one, 0: none */
+	struct progress prog;
+	struct series *series; /* per thread: its first result's */
+	bool thresholds_set;
+	uint64_t warmup_ns; /* --spike-threshold auto: set after this long */
+	unsigned prom_failures;
+	int prom_errno;
+	bool tweak_failed; /* ab: a switch could not apply or restore the tweaks */
+	/* Carried from one step of session_run to the next. */
+	int dma_fd;	      /* /dev/cpu_dma_latency held open, -1: none */
+	int sig;	      /* the signal that ended the run, 0: none */
+	int failed;	      /* a probe (or an ab switch) failed */
+	uint64_t end;	      /* CLOCK_MONOTONIC when the probes were told to stop, 0: not yet */
+	bool restore_failed;  /* --set: the restore after the run failed */
+	bool write_failed;    /* the report or a view did not reach its path */
+	struct comparison ab; /* ab: B against A by the rounds */
+};
+
+/* session_output.c */
+void session_output_set_times(struct report *r, const struct session *s, uint64_t duration_ns);
+void session_output_publish(struct session *s, struct report *r, bool json, bool prom);
+int session_output_build(struct report *r, struct session *s, bool live, bool full)
+    __attribute__((warn_unused_result));
+void session_output_note_failures(const struct session *s, struct report *r);
+int session_output_write(struct session *s, struct report *r) __attribute__((warn_unused_result));
+
+/* session_ab.c */
+int session_ab_switch(struct session *s, struct report *r, unsigned next)
+    __attribute__((warn_unused_result));
+int session_ab_verdict(struct report *r, struct comparison *c, const struct run_config *cfg)
+    __attribute__((warn_unused_result));
+int session_ab_exit(const struct comparison *c, const struct run_config *cfg)
+    __attribute__((warn_unused_result));
+
+#endif

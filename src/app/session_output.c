@@ -1,0 +1,305 @@
+/* session_output: what one `rtsoak run` writes.  The live report built at
+ * each checkpoint and --prom rewrite during the run, the final report from
+ * the probes' recorders, its JSON with a fallback to the temp directory,
+ * the --prom and --html views, the text summary, and the warnings that say
+ * which writes failed; a write that fails reaches the exit status
+ * (session.c's tear-down, through session.write_failed). */
+#include <config.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "session_internal.h"
+#include "util.h"
+#include "views.h"
+
+void session_output_set_times(struct report *r, const struct session *s, uint64_t duration_ns)
+{
+	r->duration_ns = duration_ns;
+	util_iso8601(s->start_rt, r->start, sizeof(r->start));
+	util_iso8601(s->start_rt + duration_ns, r->end, sizeof(r->end));
+}
+
+/* Lend the series to the report: it is written on this (housekeeping)
+ * thread, the only one that changes them, and cleared or freed before they
+ * change again.  A copy would double their memory at every checkpoint. */
+static int add_series(struct report *r, struct session *s)
+{
+	for (unsigned i = 0; s->series && i < s->nthreads; i++) {
+		const struct probe_thread *t = &s->threads[i];
+		const struct series *se = &s->series[i];
+		struct report_series *rs = report_add_series(r, t->pc->results[0], t->cpu);
+		if (!rs)
+			return -ENOMEM;
+		rs->interval_ns = series_interval_ns(se);
+		rs->n = se->n;
+		rs->threshold_ns = se->threshold_ns;
+		rs->threshold_at_ns = se->threshold_at_ns;
+		rs->spikes_total = se->spikes_total;
+		rs->spikes_overwritten = se->spikes_overwritten;
+		rs->spikes_unlogged = se->spikes_unlogged;
+		rs->stalls = __atomic_load_n(&se->feed->stalls, __ATOMIC_RELAXED);
+		rs->nspikes = se->nspikes;
+		rs->v = se->v;
+		rs->spikes = se->spikes;
+		rs->borrowed = true;
+	}
+	return 0;
+}
+
+/* What a failed checkpoint left on disk: the previous one only if it is
+ * still there (its directory may be what went away). */
+static const char *checkpoint_left(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	struct stat st;
+
+	if (stat(path, &st) == 0)
+		return "kept the previous one";
+	if (errno != ENOENT)
+		return "the previous one cannot be checked";
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
+	if (stat(dir, &st) < 0)
+		return "its directory is gone, and no checkpoint with it";
+	return "no earlier checkpoint is on disk";
+}
+
+/* Build the live report once and write what is due: the checkpoint, so
+ * that a run killed in hour 23 still leaves 22 hours on disk, and/or the
+ * OpenMetrics textfile.  A failed checkpoint (disk full) keeps the previous
+ * one (the write is atomic) and is retried at the next one. */
+void session_output_publish(struct session *s, struct report *r, bool json, bool prom)
+{
+	size_t keep = r->nwarnings;
+	int rc, wrc;
+
+	session_output_set_times(r, s, util_now_ns(CLOCK_MONOTONIC) - s->t0);
+	r->status = REPORT_RUNNING;
+	/* Series and analysis only go into the JSON: the textfile, rewritten
+	 * every second, needs neither copy. */
+	rc = session_output_build(r, s, true, json);
+	if (json) {
+		wrc = rc ? rc : report_json_write(r, s->cfg->output);
+		if (!wrc) {
+			s->last_checkpoint = util_now_ns(CLOCK_MONOTONIC);
+		} else {
+			progress_done(&s->prog);
+			s->checkpoint_failures++;
+			s->checkpoint_errno = -wrc;
+			fprintf(stderr, "rtsoak: checkpoint of '%s' failed: %s (%s)\n",
+				s->cfg->output, strerror(-wrc), checkpoint_left(s->cfg->output));
+		}
+	}
+	if (prom) {
+		wrc = rc ? rc : report_prom_write(r, s->cfg->prom);
+		/* Once a second: say it the first time, count the rest. */
+		if (wrc && !s->prom_failures++) {
+			progress_done(&s->prog);
+			fprintf(stderr, "rtsoak: --prom: cannot write '%s': %s (will retry)\n",
+				s->cfg->prom, strerror(-wrc));
+		}
+		if (wrc)
+			s->prom_errno = -wrc;
+	}
+	report_clear_results(r, keep);
+}
+
+static int add_result(struct report *r, const struct probe_thread *t, unsigned k, const char *phase,
+		      const struct recorder *rec)
+{
+	struct report_result *res = report_add_result(r, false, t->pc->results[k], t->cpu, phase);
+
+	if (!res || !rec || report_result_from_recorder(res, rec))
+		return -ENOMEM;
+	/* Counters are per thread, not per phase: they go on the union. */
+	if (t->ops->counters && !strcmp(phase, "all")) {
+		res->counters = json_object();
+		if (!res->counters)
+			return -ENOMEM;
+		t->ops->counters(t, k, res->counters);
+		/* A probe that sent and never heard back (net.rtt to a reflector
+		 * that was never up) ran fine but measured nothing: say so. */
+		json_int_t sent = json_integer_value(json_object_get(res->counters, "sent"));
+		json_int_t received =
+		    json_integer_value(json_object_get(res->counters, "received"));
+		const char *to = strstr(t->pc->spec, "target=");
+		if (k == 0 && sent > 0 && received == 0 &&
+		    report_warn(r, "%s on CPU %d: 100 %% loss%s%s (%lld sent, none answered)",
+				t->pc->results[k], t->cpu, to ? " to " : "", to ? to + 7 : "",
+				(long long)sent) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The recorder to report: the probe's own after the run, or a consistent
+ * copy of it (into `scratch`) while the probe is still writing it. */
+static const struct recorder *source(const struct recorder *rec, struct recorder *scratch)
+{
+	if (!scratch)
+		return rec;
+	recorder_snapshot(scratch, rec);
+	return scratch;
+}
+
+/* One result per (probe result, CPU, phase); with several phases also their
+ * union as phase "all", built by the same merge as the aggregates. */
+static int build_results(struct report *r, struct session *s, bool live)
+{
+	const struct phase_plan *ph = &s->phases;
+	struct recorder *scratch = live ? recorder_alloc(s->cfg->top_k, -1) : NULL;
+	struct recorder *all = ph->n > 1 ? recorder_alloc(s->cfg->top_k, -1) : NULL;
+	struct recorder *arm[2] = { NULL, NULL };
+	int rc = -ENOMEM;
+
+	if ((live && !scratch) || (ph->n > 1 && !all))
+		goto out;
+	/* ab: each arm's rounds merged, beside "all" */
+	for (int a = 0; s->cfg->ab && a < 2; a++)
+		if (!(arm[a] = recorder_alloc(s->cfg->top_k, -1)))
+			goto out;
+	for (unsigned i = 0; i < s->nthreads; i++) {
+		struct probe_thread *t = &s->threads[i];
+		for (unsigned k = 0; k < t->nrec; k++) {
+			if (all)
+				recorder_init(all, s->cfg->top_k,
+					      (struct recorder_sample *)(all + 1));
+			for (int a = 0; arm[0] && a < 2; a++)
+				recorder_init(arm[a], s->cfg->top_k,
+					      (struct recorder_sample *)(arm[a] + 1));
+			for (unsigned p = 0; p < ph->n; p++) {
+				const struct recorder *rec = source(t->rec[k][p], scratch);
+				if ((rc = add_result(r, t, k, ph->name[p], rec)))
+					goto out;
+				if (all)
+					recorder_merge(all, rec);
+				if (arm[0])
+					recorder_merge(arm[phase_ab_arm(ph, p) == 'B'], rec);
+			}
+			if (arm[0] && ((rc = add_result(r, t, k, "A", arm[0])) ||
+				       (rc = add_result(r, t, k, "B", arm[1]))))
+				goto out;
+			if (all && (rc = add_result(r, t, k, "all", all)))
+				goto out;
+		}
+	}
+	rc = report_build_aggregates(r);
+out:
+	recorder_free(scratch);
+	recorder_free(all);
+	recorder_free(arm[0]);
+	recorder_free(arm[1]);
+	return rc;
+}
+
+int session_output_build(struct report *r, struct session *s, bool live, bool full)
+{
+	struct run_config *cfg = s->cfg;
+	json_t *names = json_array();
+
+	for (unsigned p = 0; p < s->phases.n; p++)
+		json_array_append_new(names, json_string(s->phases.name[p]));
+	r->config = cli_config_json(cfg);
+	if (!r->config || !names)
+		return -ENOMEM;
+	json_object_set_new(r->config, "phases", names);
+	r->periods = json_incref(json_object_get(r->config, "probe_intervals_ns"));
+	r->loads = json_array();
+	for (unsigned i = 0; s->sup && i < cfg->nloads; i++)
+		json_array_append_new(
+		    r->loads,
+		    load_supervisor_report(s->sup, i, phase_load_active_ns(&s->phases, i), s->t0));
+	r->phases = phase_report(&s->phases, cfg);
+	r->tweaks = tweak_report(&cfg->tweaks);
+	if (!r->loads || !r->phases || !r->tweaks)
+		return -ENOMEM;
+	int rc = build_results(r, s, live);
+	if (!rc && full)
+		rc = add_series(r, s);
+	if (!rc && full && !(r->analysis = analysis_build(r)))
+		rc = -ENOMEM;
+	return rc;
+}
+
+/* The writes that failed during the run (each said once on stderr at the
+ * time), counted in the final report. */
+void session_output_note_failures(const struct session *s, struct report *r)
+{
+	if (s->prom_failures)
+		report_warn(r, "%u write(s) of the --prom file '%s' failed (last: %s)",
+			    s->prom_failures, s->cfg->prom, strerror(s->prom_errno));
+	if (s->checkpoint_failures)
+		report_warn(r, "%u checkpoint(s) could not be written (last: %s)",
+			    s->checkpoint_failures, strerror(s->checkpoint_errno));
+}
+
+/* The JSON report to --output, or to the temp directory when that fails
+ * (cfg->output then names where it went).  Returns 0, or -1 when it reached
+ * neither (said on stderr). */
+static int write_json(struct session *s, struct report *r)
+{
+	struct run_config *cfg = s->cfg;
+	int rc;
+
+	if ((rc = report_json_write(r, cfg->output)) < 0) {
+		/* The directory was writable at start; it is not now (disk full,
+		 * removed), or standard output is full.  Do not lose the run: try
+		 * the temp directory, and exit 3 saying where it went. */
+		char fallback[PATH_MAX];
+		const char *tmp = getenv("TMPDIR");
+		int frc;
+		s->write_failed = true;
+		snprintf(fallback, sizeof(fallback), "%s/rtsoak-%d.json",
+			 tmp && *tmp ? tmp : "/tmp", (int)getpid());
+		if ((frc = report_json_write(r, fallback)) < 0) {
+			rtsoak_error(
+			    "--output: cannot write '%s': %s, nor %s: %s: the report is lost",
+			    cfg->output, strerror(-rc), fallback, strerror(-frc));
+			return -1;
+		}
+		rtsoak_error("--output: cannot write '%s': %s; the report is in %s instead",
+			     cfg->output, strerror(-rc), fallback);
+		snprintf(cfg->output, sizeof(cfg->output), "%s", fallback);
+	}
+	return 0;
+}
+
+/* Write the final report and its views, then print the text summary: on
+ * standard error when standard output carries the JSON or the HTML (as
+ * asked, before any fallback moved the JSON).  A view that fails sets
+ * write_failed and the others are still written.  Returns 0, or -1 when the
+ * report is lost (nothing else written or printed). */
+int session_output_write(struct session *s, struct report *r)
+{
+	struct run_config *cfg = s->cfg;
+	bool taken = !strcmp(cfg->output, "-") || !strcmp(cfg->html, "-");
+	int rc;
+
+	if (write_json(s, r) < 0)
+		return -1;
+	if (cfg->prom[0] && (rc = report_prom_write(r, cfg->prom)) < 0) {
+		rtsoak_error("--prom: cannot write '%s': %s", cfg->prom, strerror(-rc));
+		s->write_failed = true;
+	}
+	if (cfg->html[0] && (rc = report_html_write(r, cfg->html)) < 0) {
+		rtsoak_error("--html: cannot write '%s': %s (the JSON report has everything)",
+			     cfg->html, strerror(-rc));
+		s->write_failed = true;
+	}
+	if (!cfg->quiet) {
+		FILE *out = taken ? stderr : stdout;
+		report_text_print(r, out, cli_color_wanted(cfg->color, out));
+		if (strcmp(cfg->output, "-"))
+			fprintf(out, "report: %s\n", cfg->output);
+		if (cfg->html[0] && strcmp(cfg->html, "-"))
+			fprintf(out, "html: %s\n", cfg->html);
+	}
+	return 0;
+}
