@@ -395,85 +395,103 @@ static void series_table(struct html_page *pg, const struct report_series *const
 	fputs("</tbody></table></details>\n", f);
 }
 
-static int put_timeseries_probe(struct html_page *pg, const char *probe)
-{
-	const struct report *r = pg->r;
-	const struct report_series **ss = calloc(r->nseries, sizeof(*ss));
-	struct tstat *st = calloc(r->nseries, sizeof(*st));
-	struct tplot tp = { .span = r->duration_ns };
-	uint64_t ymin = UINT64_MAX, ymax = 0, ivl = 0;
-	size_t m = 0, points = 0, intervals = 0, spikes = 0, drawn = 0;
-	bool down = false, patterns = false;
-	char attrs[512], label[200], iv[32];
-	FILE *f = pg->f;
-	int rc = 0;
+/* One probe's figure: its series, the range they span, and what was drawn
+ * of them. */
+struct tfigure {
+	const char *probe;
+	const struct report_series **ss; /* the probe's series, in report order */
+	struct tstat *st;		 /* what was drawn of each */
+	size_t m;
+	struct tplot tp;
+	uint64_t ymin, ymax;	  /* the lowest non-zero and the highest interval maximum */
+	uint64_t ivl;		  /* the interval, as the last series has it */
+	size_t intervals, spikes; /* over all its series */
+	size_t points, drawn;	  /* vertices and spikes drawn */
+	bool down, patterns;	  /* a series down-sampled; recurring spikes found */
+};
 
-	if (!ss || !st) {
-		free(ss);
-		free(st);
-		return -ENOMEM;
-	}
+/* The probe's series and their extent: the run time they cover (at least
+ * the run's) and their interval maxima. */
+static void series_scan(const struct report *r, struct tfigure *fg)
+{
 	for (size_t i = 0; i < r->nseries; i++) {
 		const struct report_series *rs = &r->series[i];
-		if (strcmp(rs->probe, probe))
+		if (strcmp(rs->probe, fg->probe))
 			continue;
-		ss[m++] = rs;
-		if (rs->n * rs->interval_ns > tp.span)
-			tp.span = rs->n * rs->interval_ns;
+		fg->ss[fg->m++] = rs;
+		if (rs->n * rs->interval_ns > fg->tp.span)
+			fg->tp.span = rs->n * rs->interval_ns;
 		for (size_t k = 0; k < rs->n; k++) {
 			if (!rs->v[k].count)
 				continue;
-			if (rs->v[k].max_ns > ymax)
-				ymax = rs->v[k].max_ns;
-			if (rs->v[k].max_ns && rs->v[k].max_ns < ymin)
-				ymin = rs->v[k].max_ns;
+			if (rs->v[k].max_ns > fg->ymax)
+				fg->ymax = rs->v[k].max_ns;
+			if (rs->v[k].max_ns && rs->v[k].max_ns < fg->ymin)
+				fg->ymin = rs->v[k].max_ns;
 		}
-		ivl = rs->interval_ns;
-		intervals += rs->n;
-		spikes += rs->nspikes;
-		down = down || rs->n > 2 * SVG_COLUMNS;
-		patterns =
-		    patterns || json_array_size(json_object_get(periodicity_of(r, rs), "patterns"));
+		fg->ivl = rs->interval_ns;
+		fg->intervals += rs->n;
+		fg->spikes += rs->nspikes;
+		fg->down = fg->down || rs->n > 2 * SVG_COLUMNS;
+		fg->patterns = fg->patterns ||
+			       json_array_size(json_object_get(periodicity_of(r, rs), "patterns"));
 	}
-	fputs("<h3>", f);
-	html_esc(pg, probe);
-	fputs("</h3>\n", f);
-	if (!ymax || ymin == UINT64_MAX) {
-		fputs("<p class=\"muted\">", f);
-		html_esc(pg, probe);
-		fputs(": no interval holds a sample.</p>\n", f);
-		goto out;
+}
+
+/* Run time across, log latency up from the lowest maximum to above the
+ * highest, over at least a factor of two. */
+static void series_axes(struct tfigure *fg)
+{
+	struct tplot *tp = &fg->tp;
+
+	if (!tp->span)
+		tp->span = 1;
+	tp->p.x =
+	    (struct svg_axis){ false, 0, (double)tp->span, SVG_LEFT, SVG_RIGHT, SVG_TICKS_RUNTIME };
+	tp->p.y = (struct svg_axis){ true,
+				     svg_floor125((double)fg->ymin),
+				     svg_ceil125((double)fg->ymax * 1.05),
+				     SVG_BOTTOM,
+				     SVG_TOP,
+				     SVG_TICKS_LATENCY };
+	if (tp->p.y.hi < tp->p.y.lo * 2)
+		tp->p.y.hi = svg_ceil125(tp->p.y.lo * 2.01);
+}
+
+/* The plot: phase bands behind, then each CPU's series.  Returns 0 or
+ * -ENOMEM (the <svg> is closed either way). */
+static int series_plot(struct html_page *pg, struct tfigure *fg, const char *iv)
+{
+	char attrs[512], label[200];
+	int rc = 0;
+
+	html_plot_attrs(attrs, sizeof(attrs), "timeseries", fg->probe);
+	snprintf(label, sizeof(label), "%s: maximum latency per %s interval over time", fg->probe,
+		 iv);
+	fputs("<figure>", pg->f);
+	svg_begin(&fg->tp.p, pg->f, attrs, label, "time since start",
+		  "max per interval (log scale)");
+	put_phase_bands(pg, &fg->tp);
+	for (size_t i = 0; i < fg->m && !rc; i++) {
+		rc = put_one_series(pg, &fg->tp, fg->ss[i], svg_hue((unsigned)i), &fg->st[i]);
+		fg->points += fg->st[i].points;
+		fg->drawn += fg->st[i].spikes_drawn;
 	}
-	if (!tp.span)
-		tp.span = 1;
-	tp.p.x =
-	    (struct svg_axis){ false, 0, (double)tp.span, SVG_LEFT, SVG_RIGHT, SVG_TICKS_RUNTIME };
-	tp.p.y = (struct svg_axis){
-		true,	 svg_floor125((double)ymin), svg_ceil125((double)ymax * 1.05), SVG_BOTTOM,
-		SVG_TOP, SVG_TICKS_LATENCY
-	};
-	if (tp.p.y.hi < tp.p.y.lo * 2)
-		tp.p.y.hi = svg_ceil125(tp.p.y.lo * 2.01);
-	html_plot_attrs(attrs, sizeof(attrs), "timeseries", probe);
-	svg_span(iv, sizeof(iv), ivl);
-	snprintf(label, sizeof(label), "%s: maximum latency per %s interval over time", probe, iv);
-	fputs("<figure>", f);
-	svg_begin(&tp.p, f, attrs, label, "time since start", "max per interval (log scale)");
-	put_phase_bands(pg, &tp);
-	for (size_t i = 0; i < m && !rc; i++) {
-		rc = put_one_series(pg, &tp, ss[i], svg_hue((unsigned)i), &st[i]);
-		points += st[i].points;
-		drawn += st[i].spikes_drawn;
-	}
-	svg_end(&tp.p);
-	if (rc)
-		goto out;
-	/* The legend: CPUs, then phases. */
+	svg_end(&fg->tp.p);
+	return rc;
+}
+
+/* The legend: CPUs, then phases. */
+static void series_legend(struct html_page *pg, const struct tfigure *fg)
+{
+	const struct report *r = pg->r;
+	FILE *f = pg->f;
+
 	fputs("<div class=\"legend\">", f);
-	for (size_t i = 0; i < m; i++)
+	for (size_t i = 0; i < fg->m; i++)
 		fprintf(f,
 			"<span class=\"key\"><i class=\"sw\" style=\"--h:%d\"></i>CPU %d</span> ",
-			svg_hue((unsigned)i), ss[i]->cpu);
+			svg_hue((unsigned)i), fg->ss[i]->cpu);
 	if (json_array_size(r->phases) > 1) {
 		json_t *p;
 		size_t i;
@@ -486,39 +504,84 @@ static int put_timeseries_probe(struct html_page *pg, const char *probe)
 			fputs("</span> ", f);
 		}
 	}
-	fputs("</div>\n<figcaption>", f);
-	html_esc(pg, probe);
+	fputs("</div>\n", f);
+}
+
+/* What the figure shows, and what down-sampling left out; closes it. */
+static void series_caption(struct html_page *pg, const struct tfigure *fg, const char *iv)
+{
+	FILE *f = pg->f;
+
+	fputs("<figcaption>", f);
+	html_esc(pg, fg->probe);
 	fprintf(f,
 		": the highest latency in each %s interval, per CPU; dots are logged spikes "
 		"(above each CPU's spike threshold)",
 		iv);
-	if (json_array_size(r->phases) > 1)
+	if (json_array_size(pg->r->phases) > 1)
 		fputs("; shaded bands are the load phases", f);
-	if (patterns)
+	if (fg->patterns)
 		fputs("; ticks along the top mark recurring spikes", f);
 	fputs(". The marked point is each CPU's largest interval maximum.", f);
-	if (down)
+	if (fg->down)
 		fprintf(f,
 			" <strong>Down-sampled to %zu points</strong> from %zu intervals: where a "
 			"CPU has more than two intervals per pixel column, its line becomes a band "
 			"from the lowest to the highest interval maximum of each column, so no "
 			"maximum is lost.",
-			points, intervals);
-	if (drawn < spikes)
+			fg->points, fg->intervals);
+	if (fg->drawn < fg->spikes)
 		fprintf(
 		    f, " %zu of %zu logged spikes drawn: the highest of each pixel column per CPU.",
-		    drawn, spikes);
+		    fg->drawn, fg->spikes);
 	fputs("</figcaption></figure>\n", f);
-	if (patterns) {
+}
+
+/* One probe: its heading, the figure, the recurring spikes in words and
+ * the per-CPU table. */
+static int put_timeseries_probe(struct html_page *pg, const char *probe)
+{
+	const struct report *r = pg->r;
+	struct tfigure fg = { .probe = probe,
+			      .ss = calloc(r->nseries, sizeof(*fg.ss)),
+			      .st = calloc(r->nseries, sizeof(*fg.st)),
+			      .tp = { .span = r->duration_ns },
+			      .ymin = UINT64_MAX };
+	char iv[32];
+	FILE *f = pg->f;
+	int rc = 0;
+
+	if (!fg.ss || !fg.st) {
+		free(fg.ss);
+		free(fg.st);
+		return -ENOMEM;
+	}
+	series_scan(r, &fg);
+	fputs("<h3>", f);
+	html_esc(pg, probe);
+	fputs("</h3>\n", f);
+	if (!fg.ymax || fg.ymin == UINT64_MAX) {
+		fputs("<p class=\"muted\">", f);
+		html_esc(pg, probe);
+		fputs(": no interval holds a sample.</p>\n", f);
+		goto out;
+	}
+	series_axes(&fg);
+	svg_span(iv, sizeof(iv), fg.ivl);
+	if ((rc = series_plot(pg, &fg, iv)))
+		goto out;
+	series_legend(pg, &fg);
+	series_caption(pg, &fg, iv);
+	if (fg.patterns) {
 		fputs("<ul class=\"periods\">\n", f);
-		for (size_t i = 0; i < m; i++)
-			put_period_text(pg, ss[i], periodicity_of(r, ss[i]));
+		for (size_t i = 0; i < fg.m; i++)
+			put_period_text(pg, fg.ss[i], periodicity_of(r, fg.ss[i]));
 		fputs("</ul>\n", f);
 	}
-	series_table(pg, ss, m, st);
+	series_table(pg, fg.ss, fg.m, fg.st);
 out:
-	free(ss);
-	free(st);
+	free(fg.ss);
+	free(fg.st);
 	return rc;
 }
 
