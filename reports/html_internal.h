@@ -1,0 +1,62 @@
+/* html_internal: what the files of the HTML report page share, inside
+ * reports/ only (the page's one entry point, report_html_write, is in
+ * views.h).
+ *
+ * html.c builds the page top down and owns the helpers below; the time
+ * series figure (html_series.c) and the folded-away details
+ * (html_details.c) are sections of their own, each written into the same
+ * struct html_page. */
+#ifndef RTSOAK_HTML_INTERNAL_H
+#define RTSOAK_HTML_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+
+#include "report.h"
+
+/* The page being written. */
+struct html_page {
+	FILE *f;
+	const struct report *r;
+	const char **probes; /* result names in report order */
+	size_t nprobes;
+	const char **phases; /* phase names in first-seen order, "all" left out */
+	size_t nphases;
+	int rc; /* first error (-ENOMEM) */
+};
+
+/* A CPU as a data-cpu/data-series key ("0", "all") and for people ("CPU 0",
+ * "all CPUs"). */
+void html_cpu_key(char *buf, size_t len, int cpu);
+void html_cpu_name(char *buf, size_t len, int cpu);
+/* Result i of the per-CPU results followed by the aggregates. */
+const struct report_result *html_result_at(const struct report *r, size_t i);
+/* Is s one of the n strings of v? */
+bool html_listed(const char **v, size_t n, const char *s);
+/* A string from a path of object keys ("kernel", "release"; b may be NULL),
+ * or NULL. */
+const char *html_jstr(json_t *o, const char *a, const char *b);
+/* A phase's hue, the same in the bands over time and in the per-phase plot. */
+int html_phase_hue(const struct html_page *pg, const char *name);
+
+/* Text into the page: a string escaped (svg_escape), a latency for people
+ * (svg_latency), any JSON value from the model (objects as key/value
+ * tables, arrays of scalars inline, null as "unreadable"). */
+void html_esc(struct html_page *pg, const char *s);
+void html_lat(struct html_page *pg, uint64_t ns);
+void html_json(struct html_page *pg, json_t *v, int depth);
+
+/* The attributes of a plot's <svg>: data-plot and data-probe. */
+void html_plot_attrs(char *buf, size_t len, const char *plot, const char *probe);
+
+/* "Over time": each probe's maxima per interval, spikes, recurring spikes
+ * and phase bands (html_series.c).  Returns 0 or -ENOMEM. */
+int html_series_put(struct html_page *pg);
+/* "Details": warnings, system snapshot, loads, phases, tweaks, probe
+ * counters, ab rounds and the run configuration, folded (html_details.c). */
+void html_details_put(struct html_page *pg);
+
+#endif
