@@ -770,50 +770,64 @@ static double bin_inverse(double f, double a)
 	return f <= ds / a ? f * a : ds * exp((f - ds / a) * BIN_REL);
 }
 
-static int candidates(struct work *w, struct cand *out, unsigned *nout)
-{
-	size_t n = w->n, next = PAIR_BUDGET / (n ? n : 1);
-	double a = fmax(w->res, 1e-9 * w->pmin), f0 = bin_coord(w->pmin, a) - 0.5;
-	size_t nb = (size_t)(bin_coord(w->pmax, a) - f0) + 2;
+/* The log-spaced bins of candidate periods: bin of a difference d is
+ * bin_coord(d, a) - f0; a spike is paired with its `next` followers. */
+struct bins {
+	double a, f0;
+	size_t nb, next;
+};
 
-	*nout = 0;
-	if (next < PAIR_MIN_NEXT)
-		next = PAIR_MIN_NEXT;
-	if (nb > w->nbins) {
-		uint32_t *hist = realloc(w->hist, nb * sizeof(*hist));
+/* Histogram of the pairwise differences between pmin and pmax. */
+static int pair_histogram(struct work *w, struct bins *b)
+{
+	size_t n = w->n;
+
+	b->next = PAIR_BUDGET / (n ? n : 1);
+	if (b->next < PAIR_MIN_NEXT)
+		b->next = PAIR_MIN_NEXT;
+	b->a = fmax(w->res, 1e-9 * w->pmin);
+	b->f0 = bin_coord(w->pmin, b->a) - 0.5;
+	b->nb = (size_t)(bin_coord(w->pmax, b->a) - b->f0) + 2;
+	if (b->nb > w->nbins) {
+		uint32_t *hist = realloc(w->hist, b->nb * sizeof(*hist));
 		if (!hist)
 			return -ENOMEM;
 		w->hist = hist;
-		int *owner = realloc(w->owner, nb * sizeof(*owner));
+		int *owner = realloc(w->owner, b->nb * sizeof(*owner));
 		if (!owner)
 			return -ENOMEM;
 		w->owner = owner;
-		w->nbins = nb;
+		w->nbins = b->nb;
 	}
-	memset(w->hist, 0, nb * sizeof(*w->hist));
+	memset(w->hist, 0, b->nb * sizeof(*w->hist));
 	for (size_t i = 0; i < n; i++)
-		for (size_t j = i + 1; j < n && j <= i + next; j++) {
+		for (size_t j = i + 1; j < n && j <= i + b->next; j++) {
 			double d = w->t[j] - w->t[i];
 			if (d < w->pmin)
 				continue;
 			if (d > w->pmax)
 				break;
-			size_t bin = (size_t)(bin_coord(d, a) - f0);
-			if (bin < nb)
+			size_t bin = (size_t)(bin_coord(d, b->a) - b->f0);
+			if (bin < b->nb)
 				w->hist[bin]++;
 		}
+	return 0;
+}
 
-	/* Score each pair of adjacent bins against the mean of its
-	 * neighbourhood (a peak may straddle two bins). */
+/* Score each pair of adjacent bins against the mean of its neighbourhood
+ * (a peak may straddle two bins): the bins with a positive score, best
+ * first, in all[] (p0 holds the bin index for now).  -ENOMEM or the
+ * count. */
+static long score_bins(const struct work *w, const struct bins *b, struct cand *all)
+{
+	size_t nb = b->nb, na = 0;
 	double *pre = malloc((nb + 1) * sizeof(*pre));
-	struct cand *all = malloc(nb * sizeof(*all));
-	int rc = -ENOMEM;
-	if (!pre || !all)
-		goto out;
+
+	if (!pre)
+		return -ENOMEM;
 	pre[0] = 0;
 	for (size_t i = 0; i < nb; i++)
 		pre[i + 1] = pre[i] + w->hist[i];
-	size_t na = 0;
 	for (size_t i = 0; i + 1 < nb; i++) {
 		double s = (double)w->hist[i] + w->hist[i + 1];
 		if (s < 2)
@@ -830,16 +844,24 @@ static int candidates(struct work *w, struct cand *out, unsigned *nout)
 		if (z <= 0)
 			continue;
 		all[na].z = z;
-		all[na].p0 = (double)i; /* bin index for now */
+		all[na].p0 = (double)i;
 		all[na].dp0 = 0;
 		na++;
 	}
+	free(pre);
 	qsort(all, na, sizeof(*all), cmp_cand);
+	return (long)na;
+}
 
-	/* Top bins, at least BG_GAP apart; each owns bins i - 1 .. i + 2. */
+/* Top bins, at least BG_GAP apart; each owns bins i - 1 .. i + 2. */
+static unsigned pick_peaks(struct work *w, const struct bins *b, const struct cand *all, size_t na,
+			   struct cand *out)
+{
+	size_t nb = b->nb;
+	unsigned nc = 0;
+
 	for (size_t i = 0; i < nb; i++)
 		w->owner[i] = -1;
-	unsigned nc = 0;
 	for (size_t k = 0; k < na && nc < PERIODICITY_CANDIDATES; k++) {
 		size_t i = (size_t)all[k].p0, lo = i ? i - 1 : 0, hi = i + 3 < nb ? i + 3 : nb;
 		int taken = 0;
@@ -852,14 +874,17 @@ static int candidates(struct work *w, struct cand *out, unsigned *nout)
 		out[nc] = all[k];
 		nc++;
 	}
-	if (nc == 0) {
-		rc = 0;
-		goto out;
-	}
+	return nc;
+}
 
-	/* Collect each candidate's raw differences (bucketed by owner). */
-	size_t start[PERIODICITY_CANDIDATES + 1] = { 0 }, fill[PERIODICITY_CANDIDATES];
-	for (size_t i = 0; i < nb; i++)
+/* Each candidate's raw differences, bucketed by owner: candidate c's are
+ * w->diffs[start[c] .. start[c + 1]). */
+static int collect_diffs(struct work *w, const struct bins *b, unsigned nc, size_t *start)
+{
+	size_t fill[PERIODICITY_CANDIDATES], n = w->n;
+
+	memset(start, 0, (PERIODICITY_CANDIDATES + 1) * sizeof(*start));
+	for (size_t i = 0; i < b->nb; i++)
 		if (w->owner[i] >= 0)
 			start[w->owner[i] + 1] += w->hist[i];
 	for (unsigned c = 0; c < nc; c++) {
@@ -868,61 +893,88 @@ static int candidates(struct work *w, struct cand *out, unsigned *nout)
 	}
 	double *diffs = realloc(w->diffs, (start[nc] ? start[nc] : 1) * sizeof(*diffs));
 	if (!diffs)
-		goto out;
+		return -ENOMEM;
 	w->diffs = diffs;
 	for (size_t i = 0; i < n; i++)
-		for (size_t j = i + 1; j < n && j <= i + next; j++) {
+		for (size_t j = i + 1; j < n && j <= i + b->next; j++) {
 			double d = w->t[j] - w->t[i];
 			if (d < w->pmin)
 				continue;
 			if (d > w->pmax)
 				break;
-			size_t bin = (size_t)(bin_coord(d, a) - f0);
-			if (bin < nb && w->owner[bin] >= 0)
+			size_t bin = (size_t)(bin_coord(d, b->a) - b->f0);
+			if (bin < b->nb && w->owner[bin] >= 0)
 				diffs[fill[w->owner[bin]]++] = d;
 		}
+	return 0;
+}
 
-	/* Mean shift: the mean of the differences within one bin width of the
-	 * estimate, until it settles on the peak.  The difference of two
-	 * quantized times (interval midpoints) is off by up to one resolution
-	 * either way: a period of 20.3 s, or of 20 s with its phase on an
-	 * interval boundary, spreads over the 19, 20 and 21 s bins; a window
-	 * of 1.5 resolutions either side averages them back. */
-	for (unsigned c = 0; c < nc; c++) {
-		size_t i = (size_t)out[c].p0;
-		double lo_d = bin_inverse(i + f0, a), hi_d = bin_inverse(i + 2 + f0, a);
-		double ctr = 0.5 * (lo_d + hi_d), mean = ctr, sd = 0, k = 0;
-		for (int it = 0; it < 10; it++) {
-			double hw = 1.01 * fmax(1.5 * w->res, BIN_REL * ctr), s = 0, ss = 0;
-			k = 0;
-			for (size_t x = start[c]; x < start[c + 1]; x++)
-				if (fabs(diffs[x] - ctr) <= hw) {
-					s += diffs[x] - ctr;
-					ss += (diffs[x] - ctr) * (diffs[x] - ctr);
-					k++;
-				}
-			if (k == 0)
-				break;
-			mean = ctr + s / k;
-			sd = sqrt(fmax(0, ss / k - (s / k) * (s / k)));
-			if (fabs(mean - ctr) < 1e-12 * ctr) {
-				ctr = mean;
-				break;
+/* Mean shift: the mean of the differences within one bin width of the
+ * estimate, until it settles on the peak.  The difference of two
+ * quantized times (interval midpoints) is off by up to one resolution
+ * either way: a period of 20.3 s, or of 20 s with its phase on an
+ * interval boundary, spreads over the 19, 20 and 21 s bins; a window of
+ * 1.5 resolutions either side averages them back. */
+static void mean_shift(const struct work *w, const struct bins *b, const size_t *start,
+		       struct cand *cand, unsigned c)
+{
+	const double *diffs = w->diffs;
+	size_t i = (size_t)cand->p0;
+	double lo_d = bin_inverse(i + b->f0, b->a), hi_d = bin_inverse(i + 2 + b->f0, b->a);
+	double ctr = 0.5 * (lo_d + hi_d), mean = ctr, sd = 0, k = 0;
+
+	for (int it = 0; it < 10; it++) {
+		double hw = 1.01 * fmax(1.5 * w->res, BIN_REL * ctr), s = 0, ss = 0;
+		k = 0;
+		for (size_t x = start[c]; x < start[c + 1]; x++)
+			if (fabs(diffs[x] - ctr) <= hw) {
+				s += diffs[x] - ctr;
+				ss += (diffs[x] - ctr) * (diffs[x] - ctr);
+				k++;
 			}
+		if (k == 0)
+			break;
+		mean = ctr + s / k;
+		sd = sqrt(fmax(0, ss / k - (s / k) * (s / k)));
+		if (fabs(mean - ctr) < 1e-12 * ctr) {
 			ctr = mean;
+			break;
 		}
-		out[c].p0 = ctr;
-		/* the mean of k differences, and no better than one
-		 * resolution over the chain of them */
-		out[c].dp0 =
-		    fmax(fmax(3 * sd / sqrt(k > 1 ? k : 1), w->res / (k > 1 ? k : 1)), 1e-9 * ctr);
+		ctr = mean;
 	}
-	*nout = nc;
-	rc = 0;
-out:
-	free(pre);
+	cand->p0 = ctr;
+	/* the mean of k differences, and no better than one resolution over
+	 * the chain of them */
+	cand->dp0 = fmax(fmax(3 * sd / sqrt(k > 1 ? k : 1), w->res / (k > 1 ? k : 1)), 1e-9 * ctr);
+}
+
+/* Candidate periods: peaks of the histogram of pairwise differences,
+ * each refined to the mean of the differences under it. */
+static int candidates(struct work *w, struct cand *out, unsigned *nout)
+{
+	size_t start[PERIODICITY_CANDIDATES + 1];
+	struct bins b;
+	int rc;
+
+	*nout = 0;
+	if ((rc = pair_histogram(w, &b)))
+		return rc;
+	struct cand *all = malloc(b.nb * sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	long na = score_bins(w, &b, all);
+	unsigned nc = na > 0 ? pick_peaks(w, &b, all, (size_t)na, out) : 0;
 	free(all);
-	return rc;
+	if (na < 0)
+		return (int)na;
+	if (nc == 0)
+		return 0;
+	if ((rc = collect_diffs(w, &b, nc, start)))
+		return rc;
+	for (unsigned c = 0; c < nc; c++)
+		mean_shift(w, &b, start, &out[c], c);
+	*nout = nc;
+	return 0;
 }
 
 int periodicity_find(const double *t, size_t n, double span_s, double resolution_s,
