@@ -187,20 +187,6 @@ static bool cmd_apply(struct ct_cmdline *c, enum ct_opt id, const char *v)
 	return true;
 }
 
-/* Name an unknown long option in c->ignored; a list too long for it ends
- * in "...". */
-static void ignore(struct ct_cmdline *c, const char *name, size_t len)
-{
-	size_t used = strlen(c->ignored), room = sizeof(c->ignored);
-
-	if (used + 4 >= room)
-		return;
-	int n =
-	    snprintf(c->ignored + used, room - used, "%s--%.*s", used ? " " : "", (int)len, name);
-	if (n < 0 || (size_t)n >= room - used)
-		snprintf(c->ignored + room - 4, 4, "...");
-}
-
 static const struct ct_option *long_option(const char *name, size_t len, bool *ambiguous)
 {
 	const struct ct_option *hit = NULL;
@@ -255,7 +241,9 @@ void cyclictest_cmdline_parse(struct ct_cmdline *c, char **argv, int argc, size_
 				return;
 			}
 			if (!o) {
-				ignore(c, name, len);
+				/* a list too long for c->ignored ends in "..." */
+				util_catf(c->ignored, sizeof(c->ignored), "%s--%.*s",
+					  c->ignored[0] ? " " : "", (int)len, name);
 				continue;
 			}
 			const char *v = eq ? eq + 1 : NULL;

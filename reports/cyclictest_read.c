@@ -78,22 +78,6 @@ static int fail(struct ct *ct, const char *where, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* Append to a fixed buffer; a list too long for it ends in "...". */
-static void cat(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void cat(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t used = strlen(buf);
-	va_list ap;
-
-	if (used + 4 >= len)
-		return;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf + used, len - used, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= len - used)
-		snprintf(buf + len - 4, 4, "...");
-}
-
 /* ---------------------------------------------------------- loading -- */
 
 /* Length of a non-finite number as printf writes it ([+-]nan, [+-]inf,
@@ -767,16 +751,16 @@ static int warnings(struct ct *ct, json_t *root)
 	for (size_t i = 0; i < ct->n; i++) {
 		const struct ct_thread *th = &ct->t[i];
 		if (th->null_min || th->null_max || th->null_avg)
-			cat(nan, sizeof(nan), "%sthread %zu%s%s%s", *nan ? ", " : "", i,
-			    th->null_min ? " min" : "", th->null_max ? " max" : "",
-			    th->null_avg ? " avg" : "");
+			util_catf(nan, sizeof(nan), "%sthread %zu%s%s%s", *nan ? ", " : "", i,
+				  th->null_min ? " min" : "", th->null_max ? " max" : "",
+				  th->null_avg ? " avg" : "");
 		if (!th->cycles)
-			cat(idle, sizeof(idle), "%s%zu", *idle ? ", " : "", i);
+			util_catf(idle, sizeof(idle), "%s%zu", *idle ? ", " : "", i);
 		if (th->cycles && th->in_hist < th->cycles && has_hist(ct, th))
-			cat(over, sizeof(over), "%sthread %zu: %" PRIu64 " of %" PRIu64,
-			    *over ? ", " : "", i, th->cycles - th->in_hist, th->cycles);
+			util_catf(over, sizeof(over), "%sthread %zu: %" PRIu64 " of %" PRIu64,
+				  *over ? ", " : "", i, th->cycles - th->in_hist, th->cycles);
 		if (!th->cpu_known)
-			cat(nocpu, sizeof(nocpu), "%s%zu", *nocpu ? ", " : "", i);
+			util_catf(nocpu, sizeof(nocpu), "%s%zu", *nocpu ? ", " : "", i);
 	}
 	if (*nan)
 		bad |= report_warn(r,
@@ -805,7 +789,7 @@ static int warnings(struct ct *ct, json_t *root)
 		unsigned n = 0;
 		for (size_t k = 0; k < ct->n; k++)
 			if (ct->t[k].cpu == r->results[i].cpu)
-				cat(list, sizeof(list), "%s%zu", n++ ? ", " : "", k);
+				util_catf(list, sizeof(list), "%s%zu", n++ ? ", " : "", k);
 		if (n > 1)
 			bad |= report_warn(r,
 					   "cyclictest file: threads %s ran on CPU %d: merged "

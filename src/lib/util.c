@@ -318,3 +318,17 @@ void util_errf(char *err, size_t len, const char *fmt, ...)
 	vsnprintf(err, len, fmt, ap);
 	va_end(ap);
 }
+
+void util_catf(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	va_list ap;
+
+	if (used + 4 >= len)
+		return;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= len - used)
+		snprintf(buf + len - 4, 4, "...");
+}

@@ -87,4 +87,8 @@ char *util_escape(const char *s, char *buf, size_t len);
  * ferror(out). */
 void util_fputs_escaped(const char *s, FILE *out);
 
+/* Append printf output to the string in buf (len bytes): a text that does
+ * not fit ends in "..." (lists in messages: "ignored: --a --b ..."). */
+void util_catf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #endif
