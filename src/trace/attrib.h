@@ -1,0 +1,85 @@
+/* attrib: why one wake-up was late, from the events of its CPU.
+ *
+ * Pure computation over a window of `struct trace_ev` (trace_event.h): no
+ * tracefs, no clock, no allocation beyond the caller's structs, so that it
+ * runs on the housekeeping thread during the run and in unit tests on
+ * recorded windows alike.  The rules follow rtla's timerlat auto-analysis
+ * (tools/tracing/rtla/src/timerlat_aa.c), applied to every spike instead of
+ * one. */
+#ifndef RTSOAK_ATTRIB_H
+#define RTSOAK_ATTRIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace_event.h"
+
+#define ATTRIB_MAX_CONTRIB 8
+#define ATTRIB_VERDICT_LEN 160
+#define ATTRIB_CAUSE_LEN 64
+
+enum attrib_status {
+	ATTRIB_OK,	    /* attributed: contributors and a verdict */
+	ATTRIB_LOST,	    /* "not attributed: events lost" (a TEV_LOST in or before the window) */
+	ATTRIB_NO_EVENTS,   /* the window holds no event of this CPU (not traced yet / gone) */
+	ATTRIB_NO_ANCHOR,   /* the probe's own wake-up is not in the window */
+};
+
+enum attrib_kind {
+	AK_IRQ,	      /* a hard IRQ handler: name, id = irq */
+	AK_SOFTIRQ,   /* id = vector, name = "NET_RX" ... */
+	AK_VECTOR,    /* an IPI / APIC vector (local_timer, reschedule, call_function, irq_work) */
+	AK_NMI,	      /* NMI handler */
+	AK_TASK,      /* a task that ran instead of the probe: name = comm, pid, policy, prio */
+	AK_IDLE_EXIT, /* the CPU was idle at the deadline: id = idle state, ns = deadline -> exit */
+	AK_SILENT,    /* no event at all: IRQs off, SMI or hypervisor */
+	AK_NKINDS
+};
+
+struct attrib_contrib {
+	enum attrib_kind kind;
+	char name[TEV_NAME_LEN];
+	int32_t pid;	  /* AK_TASK */
+	int policy;	  /* AK_TASK: 0 SCHED_OTHER, 1 SCHED_FIFO (RR/DL shown as FIFO/-1) */
+	int rt_priority;  /* AK_TASK: 1..99 for RT, else the nice value */
+	uint32_t id;	  /* irq, vector, idle state */
+	uint64_t ns;	  /* its time inside [deadline, wake] */
+};
+
+struct attrib_input {
+	int cpu;
+	int32_t probe_tid;    /* the probe thread (anchor: its wake-up and switch-in) */
+	uint64_t deadline_ns; /* when it should have woken (timer: the programmed expiry; */
+			      /*   net.wakeup: the kernel's receive timestamp) */
+	uint64_t wake_ns;     /* when it read the clock after waking */
+	bool timer;	      /* the timer probe: split at the hrtimer expiry */
+	const struct trace_ev *ev; /* this CPU's events, sorted by ts, covering */
+	size_t nev;		   /*   at least [deadline - ATTRIB_LOOKBACK_NS, wake] */
+	uint64_t steal_ns;	   /* steal time of this CPU over the window, if known, else 0 */
+};
+
+#define ATTRIB_LOOKBACK_NS 2000000ull /* events before the deadline looked at (idle, running task) */
+
+struct attrib_result {
+	enum attrib_status status;
+	/* The split, each UINT64_MAX when its anchor is missing:
+	 *   irq_ns    deadline -> the probe's hrtimer expiry (timer probe)
+	 *   thread_ns expiry (or wake-up) -> switched in
+	 *   user_ns   switched in -> wake_ns (return to user, clock read) */
+	uint64_t irq_ns, thread_ns, user_ns;
+	struct attrib_contrib c[ATTRIB_MAX_CONTRIB]; /* largest first */
+	unsigned n;
+	/* The dominant cause: c[0] when n > 0.  cause is the aggregation key
+	 * ("task:rtsoak-spike/0 (FIFO 99)", "softirq:NET_RX", "idle:1",
+	 * "irq:virtio0-input.0", "silent"), verdict the phrase for people. */
+	char cause[ATTRIB_CAUSE_LEN];
+	char verdict[ATTRIB_VERDICT_LEN];
+};
+
+/* 0 (out->status says whether it could be attributed) or -EINVAL for an
+ * input that makes no sense (wake before deadline). */
+int attrib_analyse(const struct attrib_input *in, struct attrib_result *out);
+const char *attrib_kind_name(enum attrib_kind kind);
+
+#endif
