@@ -1,0 +1,200 @@
+/* attrib_agg: the causes table of a series (see attrib_agg.h). */
+#include <config.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attrib_agg.h"
+
+static int cause_index(struct attrib_agg *a, const struct attrib_result *res)
+{
+	for (size_t i = 0; i < a->ncause; i++)
+		if (!strcmp(a->cause[i].key, res->cause))
+			return (int)i;
+	if (a->ncause == a->cause_cap) {
+		size_t cap = a->cause_cap ? 2 * a->cause_cap : 8;
+		struct attrib_agg_cause *c = realloc(a->cause, cap * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		a->cause = c;
+		a->cause_cap = cap;
+	}
+	struct attrib_agg_cause *c = &a->cause[a->ncause];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->key, sizeof(c->key), "%s", res->cause);
+	c->kind = res->n ? res->c[0].kind : AK_SILENT;
+	return (int)a->ncause++;
+}
+
+/* Keep the ATTRIB_AGG_TOP largest latencies. */
+static void keep_top(struct attrib_agg *a, uint64_t t_ns, uint64_t latency_ns,
+		     const struct attrib_result *res)
+{
+	unsigned at = a->ntop;
+
+	if (a->ntop == ATTRIB_AGG_TOP) {
+		if (latency_ns <= a->top[ATTRIB_AGG_TOP - 1].latency_ns)
+			return;
+		at = ATTRIB_AGG_TOP - 1;
+	} else {
+		a->ntop++;
+	}
+	while (at > 0 && a->top[at - 1].latency_ns < latency_ns) {
+		a->top[at] = a->top[at - 1];
+		at--;
+	}
+	a->top[at] = (struct attrib_agg_top){ .t_ns = t_ns, .latency_ns = latency_ns, .res = *res };
+}
+
+int attrib_agg_add(struct attrib_agg *a, uint64_t t_ns, uint64_t latency_ns,
+		   uint64_t threshold_ns, const struct attrib_result *res)
+{
+	a->spikes++;
+	switch (res->status) {
+	case ATTRIB_LOST:
+		a->lost++;
+		return 0;
+	case ATTRIB_NO_EVENTS:
+		a->no_events++;
+		return 0;
+	case ATTRIB_NO_ANCHOR:
+		a->no_anchor++;
+		return 0;
+	case ATTRIB_OK:
+		break;
+	}
+	int i = cause_index(a, res);
+	if (i < 0)
+		return i;
+	a->attributed++;
+	a->cause[i].spikes++;
+	a->cause[i].excess_ns += latency_ns > threshold_ns ? latency_ns - threshold_ns : 0;
+	if (a->nsc == a->sc_cap) {
+		size_t cap = a->sc_cap ? 2 * a->sc_cap : 64;
+		uint64_t(*sc)[2] = realloc(a->spike_causes, cap * sizeof(*sc));
+		if (!sc)
+			return -ENOMEM;
+		a->spike_causes = sc;
+		a->sc_cap = cap;
+	}
+	a->spike_causes[a->nsc][0] = t_ns;
+	a->spike_causes[a->nsc][1] = (uint64_t)i;
+	a->nsc++;
+	keep_top(a, t_ns, latency_ns, res);
+	return 0;
+}
+
+static json_t *ns_or_null(uint64_t v)
+{
+	return v == UINT64_MAX ? json_null() : json_integer((json_int_t)v);
+}
+
+static const char *policy_name(int policy)
+{
+	return policy == 1 ? "FIFO" : policy == 0 ? "OTHER" : "other";
+}
+
+static json_t *contributor_json(const struct attrib_contrib *c)
+{
+	bool has_id = c->kind == AK_IRQ || c->kind == AK_SOFTIRQ || c->kind == AK_VECTOR ||
+		      c->kind == AK_IDLE_EXIT;
+	json_t *o = json_pack("{s:s, s:s, s:o, s:I}", "kind", attrib_kind_name(c->kind), "name",
+			      c->name, "id", has_id ? json_integer(c->id) : json_null(), "ns",
+			      (json_int_t)c->ns);
+
+	if (o && c->kind == AK_TASK) {
+		json_object_set_new(o, "pid", json_integer(c->pid));
+		json_object_set_new(o, "policy", json_string(policy_name(c->policy)));
+		json_object_set_new(o, "priority", json_integer(c->rt_priority));
+	}
+	return o;
+}
+
+static json_t *top_json(const struct attrib_agg_top *t)
+{
+	json_t *contrib = json_array();
+	json_t *o = json_pack("{s:I, s:I, s:o, s:o, s:o, s:s, s:s}", "t_ns", (json_int_t)t->t_ns,
+			      "latency_ns", (json_int_t)t->latency_ns, "irq_ns",
+			      ns_or_null(t->res.irq_ns), "thread_ns", ns_or_null(t->res.thread_ns),
+			      "user_ns", ns_or_null(t->res.user_ns), "cause", t->res.cause,
+			      "verdict", t->res.verdict);
+
+	for (unsigned i = 0; contrib && i < t->res.n; i++)
+		json_array_append_new(contrib, contributor_json(&t->res.c[i]));
+	if (o)
+		json_object_set_new(o, "contributors", contrib);
+	else
+		json_decref(contrib);
+	return o;
+}
+
+static int cmp_cause(const void *x, const void *y)
+{
+	const struct attrib_agg_cause *a = *(const struct attrib_agg_cause *const *)x;
+	const struct attrib_agg_cause *b = *(const struct attrib_agg_cause *const *)y;
+
+	if (a->excess_ns != b->excess_ns)
+		return a->excess_ns > b->excess_ns ? -1 : 1;
+	if (a->spikes != b->spikes)
+		return a->spikes > b->spikes ? -1 : 1;
+	return strcmp(a->key, b->key);
+}
+
+json_t *attrib_agg_json(const struct attrib_agg *a, const char *probe, int cpu, const char *phase,
+			uint64_t threshold_ns)
+{
+	/* Sorted for the file; spike_causes index the sorted list. */
+	const struct attrib_agg_cause **order = calloc(a->ncause ? a->ncause : 1, sizeof(*order));
+	size_t *rank = calloc(a->ncause ? a->ncause : 1, sizeof(*rank));
+	json_t *o = NULL, *causes = json_array(), *sc = json_array(), *top = json_array();
+	uint64_t total = 0;
+
+	if (!order || !rank || !causes || !sc || !top)
+		goto out;
+	for (size_t i = 0; i < a->ncause; i++) {
+		order[i] = &a->cause[i];
+		total += a->cause[i].excess_ns;
+	}
+	qsort(order, a->ncause, sizeof(*order), cmp_cause);
+	for (size_t i = 0; i < a->ncause; i++) {
+		rank[order[i] - a->cause] = i;
+		double share = total ? (double)order[i]->excess_ns / (double)total
+				     : (double)order[i]->spikes / (double)a->attributed;
+		json_array_append_new(causes,
+				      json_pack("{s:s, s:s, s:I, s:I, s:f}", "cause", order[i]->key,
+						"kind", attrib_kind_name(order[i]->kind), "spikes",
+						(json_int_t)order[i]->spikes, "excess_ns",
+						(json_int_t)order[i]->excess_ns, "share", share));
+	}
+	for (size_t i = 0; i < a->nsc; i++)
+		json_array_append_new(sc, json_pack("[I, I]", (json_int_t)a->spike_causes[i][0],
+						    (json_int_t)rank[a->spike_causes[i][1]]));
+	for (unsigned i = 0; i < a->ntop; i++)
+		json_array_append_new(top, top_json(&a->top[i]));
+	o = json_pack("{s:s, s:i, s:s, s:I, s:I, s:I, s:{s:I, s:I, s:I}}", "probe", probe, "cpu",
+		      cpu, "phase", phase, "threshold_ns", (json_int_t)threshold_ns, "spikes",
+		      (json_int_t)a->spikes, "attributed", (json_int_t)a->attributed,
+		      "not_attributed", "events_lost", (json_int_t)a->lost, "no_events",
+		      (json_int_t)a->no_events, "no_anchor", (json_int_t)a->no_anchor);
+	if (o) {
+		json_object_set_new(o, "causes", causes);
+		json_object_set_new(o, "spike_causes", sc);
+		json_object_set_new(o, "top", top);
+		causes = sc = top = NULL;
+	}
+out:
+	json_decref(causes);
+	json_decref(sc);
+	json_decref(top);
+	free(order);
+	free(rank);
+	return o;
+}
+
+void attrib_agg_free(struct attrib_agg *a)
+{
+	free(a->cause);
+	free(a->spike_causes);
+	memset(a, 0, sizeof(*a));
+}
