@@ -727,12 +727,11 @@ static int parse_options(struct cli_parse *p)
 		char optname[40];
 		snprintf(optname, sizeof(optname), "--%s", name ? name : "?");
 
+		rc = NOT_MINE;
 		if (opt >= OPT_ALIAS)
 			rc = note_alias(p->cfg, (unsigned)(opt - OPT_ALIAS), optname, optarg);
-		else
-			for (unsigned g = 0; (rc = option_groups[g](p, opt, optname)) == NOT_MINE;
-			     g++)
-				;
+		for (unsigned g = 0; rc == NOT_MINE; g++)
+			rc = option_groups[g](p, opt, optname);
 		if (rc >= 0)
 			return rc;
 	}
