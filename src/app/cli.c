@@ -1,15 +1,22 @@
-/* cli: option parsing and validation for `rtsoak run`. */
+/* cli: the command line of `rtsoak run` and `rtsoak ab`: the usage text, the
+ * getopt table (run_options and the probes' aliases), the defaults and the
+ * getopt loop, one handler per option group, each checking its option's
+ * value on the spot; then the checks that need every option
+ * (cli_check.c).  Also what `rtsoak report` and `rtsoak compare` share:
+ * --color, their common options, output paths and the report reader.  The
+ * config echo is cli_echo.c, `rtsoak loads`/`probes` cli_list.c. */
 #include <config.h>
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_internal.h"
 #include "compare.h"
 #include "parse.h"
 #include "report.h"
@@ -18,7 +25,6 @@
 #include "views.h"
 
 #define DEFAULT_INTERVAL_NS (1 * NSEC_PER_MSEC)
-#define DEFAULT_DURATION_NS (60 * NSEC_PER_SEC)
 #define MIN_INTERVAL_NS (1 * NSEC_PER_USEC)
 #define MAX_INTERVAL_NS (3600 * NSEC_PER_SEC)
 
@@ -370,53 +376,6 @@ static int note_alias(struct run_config *cfg, unsigned k, const char *optname, c
 	return -1;
 }
 
-static void fill_probe_env(struct run_config *cfg)
-{
-	struct probe_env *env = &cfg->probe_env;
-
-	env->cpus = cfg->cpus;
-	env->housekeeping = cfg->housekeeping;
-	env->priority = cfg->priority;
-	env->no_rt = cfg->no_rt;
-	env->interval_ns = cfg->interval_ns;
-}
-
-static int configure_probes(struct run_config *cfg)
-{
-	char err[512];
-
-	fill_probe_env(cfg);
-	/* An alias without its probe: silently ignoring it would let a run
-	 * measure something else than what the command line says. */
-	for (unsigned k = 0; k < cfg->nalias; k++) {
-		bool used = false;
-		for (unsigned i = 0; i < cfg->nprobes && !used; i++)
-			used = cfg->probes[i].ops == cfg->alias[k].ops;
-		if (!used) {
-			const char *name = cfg->alias[k].ops->name;
-			rtsoak_error("--%s: only the %s probe uses it, and --probes has no %s",
-				     cfg->alias[k].alias->flag, name, name);
-			return EXIT_USAGE;
-		}
-	}
-	for (unsigned i = 0; i < cfg->nprobes; i++) {
-		struct probe_config *pc = &cfg->probes[i];
-		const char *colon = strchr(pc->spec, ':');
-		int rc = probe_config_parse(pc, colon ? colon + 1 : NULL, err, sizeof(err));
-		for (unsigned k = 0; !rc && k < cfg->nalias; k++)
-			if (cfg->alias[k].ops == pc->ops)
-				rc = probe_config_alias(pc, cfg->alias[k].alias,
-							cfg->alias[k].value, err, sizeof(err));
-		if (!rc)
-			rc = probe_config_finish(pc, &cfg->probe_env, err, sizeof(err));
-		if (rc) {
-			rtsoak_error("--probes: %s", err);
-			return EXIT_USAGE;
-		}
-	}
-	return -1;
-}
-
 /* Split --loads at commas that start a new load: "cpu:cpus=0,2,disk" is
  * cpu on CPUs 0 and 2, then disk.  A comma followed by a registered load
  * name (then ':', ',' or the end) starts a new spec; any other comma is
@@ -455,79 +414,6 @@ static int split_loads(char **specs, unsigned *n, const char *arg)
 	}
 }
 
-static int check_workdir(const char *dir)
-{
-	char probe[PATH_MAX + 16];
-	struct stat st;
-	int rc;
-
-	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		rtsoak_error("--workdir: '%s' is not a directory", dir);
-		return EXIT_USAGE;
-	}
-	snprintf(probe, sizeof(probe), "%s/x", dir);
-	if ((rc = util_check_writable(probe)) < 0) {
-		rtsoak_error("--workdir: cannot create files in '%s': %s", dir, strerror(-rc));
-		return EXIT_USAGE;
-	}
-	return -1;
-}
-
-static int parse_loads(struct run_config *cfg, char **specs, unsigned n)
-{
-	char err[512];
-	int rc;
-
-	for (unsigned i = 0; i < n; i++) {
-		struct load_instance *inst = &cfg->loads[i];
-		rc = load_instance_parse(inst, specs[i], &cfg->load_cpus, err, sizeof(err));
-		if (rc) {
-			rtsoak_error("--loads: %s", err);
-			return rc == -ENOTSUP ? EXIT_ENV : EXIT_USAGE;
-		}
-		inst->index = i;
-		inst->probe_priority = cfg->no_rt ? 0 : cfg->priority;
-		snprintf(inst->workdir, sizeof(inst->workdir), "%s", cfg->workdir);
-		snprintf(inst->file_prefix, sizeof(inst->file_prefix), "rtsoak-load-%d-%u",
-			 (int)getpid(), i);
-		if (load_instance_check(inst, err, sizeof(err))) {
-			rtsoak_error("--loads: %s", err);
-			return EXIT_USAGE;
-		}
-		cfg->nloads++;
-	}
-	return -1;
-}
-
-void cli_list_probes(FILE *out)
-{
-	for (unsigned i = 0; probe_registry[i]; i++) {
-		const struct probe_ops *ops = probe_registry[i];
-		const char *why = ops->unavailable ? ops->unavailable() : NULL;
-		fprintf(out, "%s: %s\n", ops->name, ops->summary);
-		fprintf(out, "  can run here: %s%s\n", why ? "no: " : "yes", why ? why : "");
-		opt_list(out, ops->options);
-		for (const struct probe_alias *a = ops->aliases; a && a->flag; a++)
-			fprintf(out, "  --%s V: the same as %s:%s=V\n", a->flag, ops->name,
-				a->option);
-	}
-}
-
-void cli_list_loads(FILE *out)
-{
-	for (unsigned i = 0; load_registry[i]; i++) {
-		const struct load_ops *ops = load_registry[i];
-		const char *why = ops->unavailable ? ops->unavailable() : NULL;
-		fprintf(out, "%s: %s\n", ops->name, ops->summary);
-		fprintf(out, "  can run here: %s%s\n", why ? "no: " : "yes", why ? why : "");
-		opt_list(out, ops->options);
-		char nice[8];
-		snprintf(nice, sizeof(nice), "%d", ops->default_nice);
-		opt_list_line(out, "nice", "int", nice, "-20..19", "nice value of the workers");
-		opt_list_line(out, "cpus", "cpus", "--load-cpus", "", "CPUs this load runs on");
-	}
-}
-
 /* A period (--interval, --net-interval): a bare number is in us, as in
  * cyclictest; 1 us to 1 h. */
 static int parse_interval(const char *arg, uint64_t *out, char *err, size_t errlen)
@@ -541,100 +427,9 @@ static int parse_interval(const char *arg, uint64_t *out, char *err, size_t errl
 	return 0;
 }
 
-static void default_output(char *buf, size_t len)
+/* What every run starts from, before its options. */
+static void set_defaults(struct run_config *cfg, bool ab)
 {
-	char iso[40];
-
-	util_iso8601(util_now_ns(CLOCK_REALTIME), iso, sizeof(iso));
-	/* 2026-11-30T18:17:42.123Z -> rtsoak-20261130T181742Z.json */
-	snprintf(buf, len, "rtsoak-%.4s%.2s%.2sT%.2s%.2s%.2sZ.json", iso, iso + 5, iso + 8,
-		 iso + 11, iso + 14, iso + 17);
-}
-
-/* An option that would change nothing is an error, not ignored: the run
- * would measure something else than what the command line says (as
- * --net-* without the net probe).  ab has its own checks (check_ab). */
-static int check_ignored(const struct run_config *cfg, bool duration_given, unsigned nspecs,
-			 bool load_cpus_given, bool workdir_given, bool phase_given,
-			 bool checkpoint_given)
-{
-	const char *why = NULL;
-
-	if (!cfg->ab && duration_given && cfg->loops)
-		why = "--duration and --loops: give one (a run ends after its duration, or after "
-		      "N samples per probe)";
-	else if (load_cpus_given && !nspecs)
-		why = "--load-cpus: only loads use it, and there is no --loads";
-	else if (workdir_given && !nspecs)
-		why = "--workdir: only loads use it, and there is no --loads";
-	else if (phase_given && !cfg->rotate)
-		why = "--phase-duration: only --schedule rotate has phases";
-	else if (checkpoint_given && cfg->checkpoint_ns && !strcmp(cfg->output, "-"))
-		why = "--checkpoint: a report on standard output (--output -) has no checkpoints";
-	if (!why)
-		return -1;
-	rtsoak_error("%s", why);
-	return EXIT_USAGE;
-}
-
-/* rtsoak ab: the run's length is its rounds; phases are the rounds. */
-static int check_ab(struct run_config *cfg, bool duration_given)
-{
-	if (!cfg->nset) {
-		rtsoak_error("ab: needs --set PATH=VALUE (what the B rounds change)");
-		return EXIT_USAGE;
-	}
-	if (duration_given || cfg->loops) {
-		rtsoak_error("ab: %s: the run lasts 2 x --rounds x --round-duration",
-			     duration_given ? "--duration" : "--loops");
-		return EXIT_USAGE;
-	}
-	if (cfg->rotate) {
-		rtsoak_error(
-		    "ab: --schedule rotate: the rounds are the phases (loads run throughout)");
-		return EXIT_USAGE;
-	}
-	cfg->duration_ns = 2ull * cfg->ab_rounds * cfg->round_ns;
-	return -1;
-}
-
-/* The report path and the tweaked files are this run's alone, and a machine
- * still tweaked by a crashed run is not the machine the user thinks they
- * measure (lock.h, tweak.h): checked for every run, with --set or not.  The
- * locks are held until the process ends.  Returns -1 or the exit code. */
-static int take_locks(struct run_config *cfg)
-{
-	char err[3 * PATH_MAX], path[PATH_MAX];
-	int rc;
-
-	if (strcmp(cfg->output, "-") && lock_output_path(cfg->output, path, sizeof(path)) == 0 &&
-	    (rc = lock_take(&cfg->output_lock, LOCK_OUTPUT, path, path, err, sizeof(err))) < 0 &&
-	    rc != -ENOENT) {
-		rtsoak_error("%s", err);
-		return EXIT_ENV;
-	}
-	rc = tweak_set_journal(&cfg->tweaks, cfg->output, cfg->force, err, sizeof(err));
-	if (!rc && err[0])
-		rtsoak_error("warning: %s", err);
-	if (!rc && (rc = tweak_lock(&cfg->tweaks, err, sizeof(err))) == 0)
-		return -1;
-	rtsoak_error("%s", rc == -ENOMEM ? "out of memory" : err);
-	lock_release(&cfg->output_lock);
-	return EXIT_ENV;
-}
-
-/* The whole command line; the --loads specs it splits off are the caller's
- * to free, on every way out (parse). */
-static int parse_all(struct run_config *cfg, int argc, char **argv, bool ab, char **specs,
-		     unsigned *nspecs_out)
-{
-	bool duration_given = false, cpus_given = false, load_cpus_given = false;
-	bool workdir_given = false, phase_given = false, checkpoint_given = false;
-	unsigned nspecs = 0;
-	char err[1024];
-	uint64_t v;
-	int opt, rc;
-
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->ab = ab;
 	cfg->ab_rounds = AB_DEFAULT_ROUNDS;
@@ -649,11 +444,282 @@ static int parse_all(struct run_config *cfg, int argc, char **argv, bool ab, cha
 	cfg->series_limit = SERIES_LIMIT_DEFAULT;
 	const char *tmpdir = getenv("TMPDIR");
 	snprintf(cfg->workdir, sizeof(cfg->workdir), "%s", tmpdir && *tmpdir ? tmpdir : "/tmp");
+}
+
+/* The option handlers below return -1 to go on, an exit code after a
+ * one-line error (or after --help and --version), or NOT_MINE for an
+ * option of another group. */
+#define NOT_MINE (-2)
+#define ERR_LEN 1024
+
+/* A bad value: "--OPTION: why", exit 2. */
+static int bad_value(const char *optname, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int bad_value(const char *optname, const char *fmt, ...)
+{
+	char err[ERR_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, sizeof(err), fmt, ap);
+	va_end(ap);
+	rtsoak_error("%s: %s", optname, err);
+	return EXIT_USAGE;
+}
+
+/* What is measured and how: CPUs, priority, period, length, probes. */
+static int opt_measure(struct cli_parse *p, int opt, const char *optname)
+{
+	struct run_config *cfg = p->cfg;
+	char err[ERR_LEN];
+	uint64_t v;
+	int rc;
+
+	switch (opt) {
+	case 'c':
+		if ((rc = check_cpus(optname, optarg, &cfg->cpus)) >= 0)
+			return rc;
+		p->cpus_given = true;
+		return -1;
+	case 'p':
+		if (parse_u64(optarg, 1, 99, &v, err, sizeof(err)))
+			return bad_value(optname, "%s", err);
+		cfg->priority = (int)v;
+		return -1;
+	case 'i':
+		if (parse_interval(optarg, &cfg->interval_ns, err, sizeof(err)))
+			return bad_value(optname, "%s", err);
+		return -1;
+	case 'D':
+		if (parse_duration(optarg, NSEC_PER_SEC, &cfg->duration_ns, err, sizeof(err)))
+			return bad_value(optname, "%s", err);
+		p->duration_given = true;
+		return -1;
+	case 'l':
+		if (parse_u64(optarg, 1, UINT64_MAX / 2, &cfg->loops, err, sizeof(err)))
+			return bad_value(optname, "%s", err);
+		return -1;
+	case 'P':
+		return parse_probes(cfg, optarg);
+	case OPT_TOP:
+		if (parse_u64(optarg, 0, RECORDER_TOP_MAX, &v, err, sizeof(err)))
+			return bad_value(optname, "%s", err);
+		cfg->top_k = (unsigned)v;
+		return -1;
+	case OPT_HOUSEKEEPING:
+		if ((rc = check_cpus(optname, optarg, &cfg->housekeeping)) >= 0)
+			return rc;
+		cfg->housekeeping_given = true;
+		return -1;
+	case OPT_DMA:
+		if (parse_u64(optarg, 0, 2000000000, &v, err, sizeof(err)))
+			return bad_value(optname, "%s", err);
+		cfg->dma_latency_us = (int)v;
+		return -1;
+	case OPT_NO_RT:
+		cfg->no_rt = true;
+		return -1;
+	default:
+		return NOT_MINE;
+	}
+}
+
+/* What the report holds and where it and its views go. */
+static int opt_report(struct cli_parse *p, int opt, const char *optname)
+{
+	struct run_config *cfg = p->cfg;
+	char err[ERR_LEN];
+	int rc;
+
+	switch (opt) {
+	case 'o':
+		if (!*optarg)
+			return bad_value(optname, "the path is empty");
+		if (snprintf(cfg->output, sizeof(cfg->output), "%s", optarg) >=
+		    (int)sizeof(cfg->output))
+			return bad_value(optname, "the path is too long");
+		return -1;
+	case 'q':
+		cfg->quiet = true;
+		return -1;
+	case OPT_RECORD:
+		if ((rc = sysinfo_record_check(optarg, err, sizeof(err))) < 0)
+			return bad_value(optname, "%s", err);
+		if (rc > 0) /* some files left out: say so, the run goes on */
+			rtsoak_error("%s: warning: %s", optname, err);
+		if (cfg->nrecord == CLI_MAX_RECORD)
+			return bad_value(optname, "at most %d globs", CLI_MAX_RECORD);
+		cfg->record[cfg->nrecord++] = optarg;
+		return -1;
+	case OPT_CHECKPOINT:
+		p->checkpoint_given = true;
+		if (!strcmp(optarg, "0")) {
+			cfg->checkpoint_ns = 0;
+			return -1;
+		}
+		if (parse_duration(optarg, NSEC_PER_SEC, &cfg->checkpoint_ns, err, sizeof(err)))
+			return bad_value(optname, "%s", err);
+		return -1;
+	case OPT_SERIES_INTERVAL:
+		if (parse_duration(optarg, NSEC_PER_SEC, &cfg->series_ns, err, sizeof(err)))
+			return bad_value(optname, "%s", err);
+		if (cfg->series_ns < NSEC_PER_MSEC)
+			return bad_value(optname, "'%s' is below the 1ms minimum", optarg);
+		cfg->series_given = true;
+		return -1;
+	case OPT_SERIES_LIMIT:
+		if (parse_u64(optarg, SERIES_LIMIT_MIN, 100000000, &cfg->series_limit, err,
+			      sizeof(err)))
+			return bad_value(optname, "%s", err);
+		return -1;
+	case OPT_SPIKE_THRESHOLD:
+		cfg->spike_threshold = SERIES_THRESHOLD_AUTO;
+		if (strcmp(optarg, "auto") != 0 &&
+		    parse_duration(optarg, NSEC_PER_USEC, &cfg->spike_threshold, err, sizeof(err)))
+			return bad_value(optname, "%s", err);
+		return -1;
+	case OPT_PROM:
+		if (!*optarg ||
+		    snprintf(cfg->prom, sizeof(cfg->prom), "%s", optarg) >= (int)sizeof(cfg->prom))
+			return bad_value(optname, "the path is empty or too long");
+		return -1;
+	case OPT_HTML:
+		if (snprintf(cfg->html, sizeof(cfg->html), "%s", optarg) >= (int)sizeof(cfg->html))
+			return bad_value(optname, "path too long");
+		return -1;
+	case OPT_COLOR:
+		if (cli_color_parse(optarg, &cfg->color))
+			return bad_value(optname, "'%s' is not auto, always or never", optarg);
+		return -1;
+	default:
+		return NOT_MINE;
+	}
+}
+
+/* The loads and where and when they run; --loads is split here and parsed
+ * by the checks, once --load-cpus and --workdir are known. */
+static int opt_loads(struct cli_parse *p, int opt, const char *optname)
+{
+	struct run_config *cfg = p->cfg;
+	char err[ERR_LEN];
+	int rc;
+
+	switch (opt) {
+	case OPT_LOADS:
+		return split_loads(p->specs, &p->nspecs, optarg);
+	case OPT_LOAD_CPUS:
+		if ((rc = check_cpus(optname, optarg, &cfg->load_cpus)) >= 0)
+			return rc;
+		p->load_cpus_given = true;
+		return -1;
+	case OPT_WORKDIR:
+		if (snprintf(cfg->workdir, sizeof(cfg->workdir), "%s", optarg) >=
+		    (int)sizeof(cfg->workdir))
+			return bad_value(optname, "the path is too long");
+		p->workdir_given = true;
+		return -1;
+	case OPT_SCHEDULE:
+		if (strcmp(optarg, "together") && strcmp(optarg, "rotate"))
+			return bad_value(optname, "'%s' is not together or rotate", optarg);
+		cfg->rotate = !strcmp(optarg, "rotate");
+		return -1;
+	case OPT_PHASE:
+		if (parse_duration(optarg, NSEC_PER_SEC, &cfg->phase_ns, err, sizeof(err)))
+			return bad_value(optname, "%s", err);
+		p->phase_given = true;
+		return -1;
+	default:
+		return NOT_MINE;
+	}
+}
+
+/* --set and --force, and ab's own options. */
+static int opt_tweaks(struct cli_parse *p, int opt, const char *optname)
+{
+	struct run_config *cfg = p->cfg;
+	char err[ERR_LEN];
+	uint64_t v;
+	int rc;
+
+	switch (opt) {
+	case OPT_SET:
+		if (cfg->nset == CLI_MAX_SET)
+			return bad_value(optname, "at most %d", CLI_MAX_SET);
+		if ((rc = tweak_add(&cfg->tweaks, optarg, err, sizeof(err))) < 0) {
+			/* tweak_add names the option and path itself */
+			rtsoak_error("%s", rc == -ENOMEM ? "out of memory" : err);
+			return EXIT_USAGE;
+		}
+		cfg->set[cfg->nset++] = optarg;
+		return -1;
+	case OPT_FORCE:
+		cfg->force = true;
+		return -1;
+	case OPT_FAIL_IF: {
+		struct compare_limit l;
+		if (!cfg->ab)
+			return bad_value(optname,
+					 "only with rtsoak ab (rtsoak compare for two reports)");
+		if (cfg->nfail_if == CLI_MAX_SET)
+			return bad_value(optname, "at most %d", CLI_MAX_SET);
+		if (compare_limit_parse(optarg, &l, err, sizeof(err))) {
+			rtsoak_error("ab: %s", err);
+			return EXIT_USAGE;
+		}
+		cfg->fail_if[cfg->nfail_if++] = optarg;
+		return -1;
+	}
+	case OPT_ROUNDS:
+	case OPT_ROUND_DURATION:
+		if (!cfg->ab)
+			return bad_value(optname, "only with rtsoak ab");
+		if (opt == OPT_ROUNDS) {
+			if (parse_u64(optarg, 1, AB_MAX_ROUNDS, &v, err, sizeof(err)))
+				return bad_value(optname, "%s", err);
+			cfg->ab_rounds = (unsigned)v;
+		} else if (parse_duration(optarg, NSEC_PER_SEC, &cfg->round_ns, err, sizeof(err))) {
+			return bad_value(optname, "%s", err);
+		}
+		return -1;
+	default:
+		return NOT_MINE;
+	}
+}
+
+/* --help, --version and getopt's errors: the last group takes every option. */
+static int opt_other(struct cli_parse *p, int opt, const char *optname)
+{
+	(void)optname;
+	switch (opt) {
+	case 'h':
+		cli_usage(stdout);
+		return EXIT_OK;
+	case 'V':
+		printf("rtsoak %s\n", PACKAGE_VERSION);
+		return EXIT_OK;
+	case ':':
+		rtsoak_error("%s needs a value (see rtsoak --help)", p->argv[optind - 1]);
+		return EXIT_USAGE;
+	default:
+		rtsoak_error("unknown option '%s' (see rtsoak --help)", p->argv[optind - 1]);
+		return EXIT_USAGE;
+	}
+}
+
+static int (*const option_groups[])(struct cli_parse *p, int opt, const char *optname) = {
+	opt_measure, opt_report, opt_loads, opt_tweaks, opt_other,
+};
+
+/* The getopt loop: each option to its group's handler (a probe alias to
+ * note_alias), stopping at the first error; then no argument may be left. */
+static int parse_options(struct cli_parse *p)
+{
+	const struct option *options = cli_options();
+	int opt, rc;
 
 	optind = 1;
 	opterr = 0; /* we print our own one-line errors */
-	const struct option *options = cli_options();
-	while ((opt = getopt_long(argc, argv, ":c:p:i:D:l:P:o:qhV", options, NULL)) != -1) {
+	while ((opt = getopt_long(p->argc, p->argv, ":c:p:i:D:l:P:o:qhV", options, NULL)) != -1) {
 		const char *name = NULL;
 		for (const struct option *o = options; o->name; o++)
 			if (o->val == opt)
@@ -661,308 +727,36 @@ static int parse_all(struct run_config *cfg, int argc, char **argv, bool ab, cha
 		char optname[40];
 		snprintf(optname, sizeof(optname), "--%s", name ? name : "?");
 
-		if (opt >= OPT_ALIAS) {
-			if ((rc = note_alias(cfg, (unsigned)(opt - OPT_ALIAS), optname, optarg)) >=
-			    0)
-				return rc;
-			continue;
-		}
-		switch (opt) {
-		case 'c':
-			if ((rc = check_cpus(optname, optarg, &cfg->cpus)) >= 0)
-				return rc;
-			cpus_given = true;
-			break;
-		case 'p':
-			if (parse_u64(optarg, 1, 99, &v, err, sizeof(err)))
-				goto bad;
-			cfg->priority = (int)v;
-			break;
-		case 'i':
-			if (parse_interval(optarg, &cfg->interval_ns, err, sizeof(err)))
-				goto bad;
-			break;
-		case 'D':
-			if (parse_duration(optarg, NSEC_PER_SEC, &cfg->duration_ns, err,
-					   sizeof(err)))
-				goto bad;
-			duration_given = true;
-			break;
-		case 'l':
-			if (parse_u64(optarg, 1, UINT64_MAX / 2, &cfg->loops, err, sizeof(err)))
-				goto bad;
-			break;
-		case 'P':
-			if ((rc = parse_probes(cfg, optarg)) >= 0)
-				return rc;
-			break;
-		case 'o':
-			if (!*optarg) {
-				snprintf(err, sizeof(err), "the path is empty");
-				goto bad;
-			}
-			if (snprintf(cfg->output, sizeof(cfg->output), "%s", optarg) >=
-			    (int)sizeof(cfg->output)) {
-				snprintf(err, sizeof(err), "the path is too long");
-				goto bad;
-			}
-			break;
-		case 'q':
-			cfg->quiet = true;
-			break;
-		case OPT_TOP:
-			if (parse_u64(optarg, 0, RECORDER_TOP_MAX, &v, err, sizeof(err)))
-				goto bad;
-			cfg->top_k = (unsigned)v;
-			break;
-		case OPT_HOUSEKEEPING:
-			if ((rc = check_cpus(optname, optarg, &cfg->housekeeping)) >= 0)
-				return rc;
-			cfg->housekeeping_given = true;
-			break;
-		case OPT_DMA:
-			if (parse_u64(optarg, 0, 2000000000, &v, err, sizeof(err)))
-				goto bad;
-			cfg->dma_latency_us = (int)v;
-			break;
-		case OPT_NO_RT:
-			cfg->no_rt = true;
-			break;
-		case OPT_RECORD:
-			if ((rc = sysinfo_record_check(optarg, err, sizeof(err))) < 0)
-				goto bad;
-			if (rc > 0) /* some files left out: say so, the run goes on */
-				rtsoak_error("%s: warning: %s", optname, err);
-			if (cfg->nrecord == CLI_MAX_RECORD) {
-				snprintf(err, sizeof(err), "at most %d globs", CLI_MAX_RECORD);
-				goto bad;
-			}
-			cfg->record[cfg->nrecord++] = optarg;
-			break;
-		case OPT_LOADS:
-			rc = split_loads(specs, &nspecs, optarg);
-			*nspecs_out = nspecs;
-			if (rc >= 0)
-				return rc;
-			break;
-		case OPT_LOAD_CPUS:
-			if ((rc = check_cpus(optname, optarg, &cfg->load_cpus)) >= 0)
-				return rc;
-			load_cpus_given = true;
-			break;
-		case OPT_WORKDIR:
-			if (snprintf(cfg->workdir, sizeof(cfg->workdir), "%s", optarg) >=
-			    (int)sizeof(cfg->workdir)) {
-				snprintf(err, sizeof(err), "the path is too long");
-				goto bad;
-			}
-			workdir_given = true;
-			break;
-		case OPT_SCHEDULE:
-			if (strcmp(optarg, "together") && strcmp(optarg, "rotate")) {
-				snprintf(err, sizeof(err), "'%s' is not together or rotate",
-					 optarg);
-				goto bad;
-			}
-			cfg->rotate = !strcmp(optarg, "rotate");
-			break;
-		case OPT_CHECKPOINT:
-			checkpoint_given = true;
-			if (!strcmp(optarg, "0")) {
-				cfg->checkpoint_ns = 0;
-				break;
-			}
-			if (parse_duration(optarg, NSEC_PER_SEC, &cfg->checkpoint_ns, err,
-					   sizeof(err)))
-				goto bad;
-			break;
-		case OPT_SERIES_INTERVAL:
-			if (parse_duration(optarg, NSEC_PER_SEC, &cfg->series_ns, err, sizeof(err)))
-				goto bad;
-			if (cfg->series_ns < NSEC_PER_MSEC) {
-				snprintf(err, sizeof(err), "'%s' is below the 1ms minimum", optarg);
-				goto bad;
-			}
-			cfg->series_given = true;
-			break;
-		case OPT_SERIES_LIMIT:
-			if (parse_u64(optarg, SERIES_LIMIT_MIN, 100000000, &cfg->series_limit, err,
-				      sizeof(err)))
-				goto bad;
-			break;
-		case OPT_SPIKE_THRESHOLD:
-			cfg->spike_threshold = SERIES_THRESHOLD_AUTO;
-			if (strcmp(optarg, "auto") != 0 &&
-			    parse_duration(optarg, NSEC_PER_USEC, &cfg->spike_threshold, err,
-					   sizeof(err)))
-				goto bad;
-			break;
-		case OPT_PROM:
-			if (!*optarg || snprintf(cfg->prom, sizeof(cfg->prom), "%s", optarg) >=
-					    (int)sizeof(cfg->prom)) {
-				snprintf(err, sizeof(err), "the path is empty or too long");
-				goto bad;
-			}
-			break;
-		case OPT_PHASE:
-			if (parse_duration(optarg, NSEC_PER_SEC, &cfg->phase_ns, err, sizeof(err)))
-				goto bad;
-			phase_given = true;
-			break;
-		case OPT_HTML:
-			if (snprintf(cfg->html, sizeof(cfg->html), "%s", optarg) >=
-			    (int)sizeof(cfg->html)) {
-				snprintf(err, sizeof(err), "path too long");
-				goto bad;
-			}
-			break;
-		case OPT_COLOR:
-			if (cli_color_parse(optarg, &cfg->color)) {
-				snprintf(err, sizeof(err), "'%s' is not auto, always or never",
-					 optarg);
-				goto bad;
-			}
-			break;
-		case OPT_SET:
-			if (cfg->nset == CLI_MAX_SET) {
-				snprintf(err, sizeof(err), "at most %d", CLI_MAX_SET);
-				goto bad;
-			}
-			if ((rc = tweak_add(&cfg->tweaks, optarg, err, sizeof(err))) < 0) {
-				/* tweak_add names the option and path itself */
-				rtsoak_error("%s", rc == -ENOMEM ? "out of memory" : err);
-				return EXIT_USAGE;
-			}
-			cfg->set[cfg->nset++] = optarg;
-			break;
-		case OPT_FORCE:
-			cfg->force = true;
-			break;
-		case OPT_FAIL_IF: {
-			struct compare_limit l;
-			if (!cfg->ab) {
-				snprintf(err, sizeof(err),
-					 "only with rtsoak ab (rtsoak compare for two reports)");
-				goto bad;
-			}
-			if (cfg->nfail_if == CLI_MAX_SET) {
-				snprintf(err, sizeof(err), "at most %d", CLI_MAX_SET);
-				goto bad;
-			}
-			if (compare_limit_parse(optarg, &l, err, sizeof(err))) {
-				rtsoak_error("ab: %s", err);
-				return EXIT_USAGE;
-			}
-			cfg->fail_if[cfg->nfail_if++] = optarg;
-			break;
-		}
-		case OPT_ROUNDS:
-		case OPT_ROUND_DURATION:
-			if (!cfg->ab) {
-				snprintf(err, sizeof(err), "only with rtsoak ab");
-				goto bad;
-			}
-			if (opt == OPT_ROUNDS) {
-				if (parse_u64(optarg, 1, AB_MAX_ROUNDS, &v, err, sizeof(err)))
-					goto bad;
-				cfg->ab_rounds = (unsigned)v;
-			} else if (parse_duration(optarg, NSEC_PER_SEC, &cfg->round_ns, err,
-						  sizeof(err))) {
-				goto bad;
-			}
-			break;
-		case 'h':
-			cli_usage(stdout);
-			return EXIT_OK;
-		case 'V':
-			printf("rtsoak %s\n", PACKAGE_VERSION);
-			return EXIT_OK;
-		case ':':
-			rtsoak_error("%s needs a value (see rtsoak --help)", argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			rtsoak_error("unknown option '%s' (see rtsoak --help)", argv[optind - 1]);
-			return EXIT_USAGE;
-		}
-		continue;
-	bad:
-		rtsoak_error("%s: %s", optname, err);
+		rc = NOT_MINE;
+		if (opt >= OPT_ALIAS)
+			rc = note_alias(p->cfg, (unsigned)(opt - OPT_ALIAS), optname, optarg);
+		for (unsigned g = 0; rc == NOT_MINE; g++)
+			rc = option_groups[g](p, opt, optname);
+		if (rc >= 0)
+			return rc;
+	}
+	if (optind < p->argc) {
+		rtsoak_error("unexpected argument '%s' (see rtsoak --help)", p->argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (optind < argc) {
-		rtsoak_error("unexpected argument '%s' (see rtsoak --help)", argv[optind]);
-		return EXIT_USAGE;
-	}
-	if ((rc = check_ignored(cfg, duration_given, nspecs, load_cpus_given, workdir_given,
-				phase_given, checkpoint_given)) >= 0)
-		return rc;
-
-	if (cfg->ab && (rc = check_ab(cfg, duration_given)) >= 0)
-		return rc;
-	if (!duration_given && !cfg->ab)
-		cfg->duration_ns = cfg->loops ? 0 : DEFAULT_DURATION_NS;
-	if (!cpus_given) {
-		struct cpuset online;
-		if (cpuset_allowed(&cfg->cpus) == 0 && cpuset_online(&online) == 0)
-			cpuset_and(&cfg->cpus, &online);
-		if (cpuset_empty(&cfg->cpus)) {
-			rtsoak_error("--cpus: no online CPU is in this process's affinity mask");
-			return EXIT_ENV;
-		}
-	}
-	if (!load_cpus_given && cpuset_online(&cfg->load_cpus) < 0)
-		cpuset_allowed(&cfg->load_cpus);
-	if (nspecs && ((rc = check_workdir(cfg->workdir)) >= 0 ||
-		       (rc = parse_loads(cfg, specs, nspecs)) >= 0))
-		return rc;
-	if ((rc = configure_probes(cfg)) >= 0)
-		return rc;
-	if (cfg->rotate && cfg->nloads == 0) {
-		rtsoak_error("--schedule rotate: needs --loads (phases are idle and each load)");
-		return EXIT_USAGE;
-	}
-	if (!cfg->output[0])
-		default_output(cfg->output, sizeof(cfg->output));
-	/* What each output is decides how it is written (output.h), and a
-	 * directory or a socket is refused here, not after the run. */
-	if ((rc = cli_output_writable(NULL, "--output", cfg->output, OUTPUT_JSON,
-				      cfg->checkpoint_ns ? "; no checkpoints" : NULL)) < 0)
-		return EXIT_USAGE;
-	/* A checkpoint is only safe as an atomic replace: a device would get
-	 * a stream of reports, a FIFO would stall the run until read. */
-	if (rc != OUTPUT_FILE)
-		cfg->checkpoint_ns = 0;
-	if (cfg->html[0] && cli_output_writable(NULL, "--html", cfg->html, OUTPUT_HTML, NULL) < 0)
-		return EXIT_USAGE;
-	if (cfg->prom[0] && cli_output_writable(NULL, "--prom", cfg->prom, OUTPUT_PROM,
-						"; only at the end of the run") < 0)
-		return EXIT_USAGE;
-	/* Before the run, not after it: what a killed run left is the
-	 * user's to keep. */
-	(void)output_stale();
-	if ((rc = take_locks(cfg)) >= 0)
-		return rc;
-	if (!cfg->series_given) {
-		/* 1 s, or coarser when the run would not fit in the limit: a
-		 * whole number of seconds, so intervals line up with the clock. */
-		uint64_t fit = cfg->duration_ns / cfg->series_limit + 1;
-		cfg->series_ns = NSEC_PER_SEC;
-		if (fit > NSEC_PER_SEC)
-			cfg->series_ns = (fit + NSEC_PER_SEC - 1) / NSEC_PER_SEC * NSEC_PER_SEC;
-	}
-	cfg->argc = argc;
-	cfg->argv = argv;
 	return -1;
 }
 
+/* The whole command line: the defaults, the options, then the checks that
+ * need all of them (cli_check.c). */
 static int parse(struct run_config *cfg, int argc, char **argv, bool ab)
 {
-	char *specs[LOAD_MAX_INSTANCES];
-	unsigned nspecs = 0;
-	int rc = parse_all(cfg, argc, argv, ab, specs, &nspecs);
+	struct cli_parse p = { .cfg = cfg, .argc = argc, .argv = argv };
+	int rc;
 
-	for (unsigned i = 0; i < nspecs; i++)
-		free(specs[i]);
+	set_defaults(cfg, ab);
+	if ((rc = parse_options(&p)) < 0 && (rc = cli_check_config(&p)) < 0) {
+		cfg->argc = argc;
+		cfg->argv = argv;
+	}
+	/* The --loads specs, on every way out: the loads keep their own. */
+	for (unsigned i = 0; i < p.nspecs; i++)
+		free(p.specs[i]);
 	return rc;
 }
 
@@ -974,91 +768,4 @@ int cli_parse_run(struct run_config *cfg, int argc, char **argv)
 int cli_parse_ab(struct run_config *cfg, int argc, char **argv)
 {
 	return parse(cfg, argc, argv, true);
-}
-
-static json_t *cpus_json(const struct cpuset *s)
-{
-	char buf[1024];
-
-	cpuset_format(s, buf, sizeof(buf));
-	return json_string(buf);
-}
-
-json_t *cli_config_json(const struct run_config *cfg)
-{
-	json_t *c = json_object(), *probes = json_array(), *record = json_array();
-	json_t *loads = json_array();
-
-	for (unsigned i = 0; i < cfg->nprobes; i++)
-		json_array_append_new(probes, json_string(cfg->probes[i].spec));
-	for (unsigned i = 0; i < cfg->nrecord; i++)
-		json_array_append_new(record, json_string(cfg->record[i]));
-	for (unsigned i = 0; i < cfg->nloads; i++)
-		json_array_append_new(loads, json_string(cfg->loads[i].spec));
-
-	json_object_set_new(c, "cpus", cpus_json(&cfg->cpus));
-	json_object_set_new(c, "housekeeping_cpus",
-			    cpuset_empty(&cfg->housekeeping) ? json_null()
-							     : cpus_json(&cfg->housekeeping));
-	json_object_set_new(c, "policy", json_string(cfg->no_rt ? "SCHED_OTHER" : "SCHED_FIFO"));
-	json_object_set_new(c, "priority", json_integer(cfg->priority));
-	json_object_set_new(c, "interval_ns", json_integer((json_int_t)cfg->interval_ns));
-	json_object_set_new(c, "duration_ns",
-			    cfg->duration_ns ? json_integer((json_int_t)cfg->duration_ns)
-					     : json_null());
-	json_object_set_new(c, "loops",
-			    cfg->loops ? json_integer((json_int_t)cfg->loops) : json_null());
-	json_object_set_new(c, "probes", probes);
-	json_object_set_new(c, "top_k", json_integer(cfg->top_k));
-	json_object_set_new(c, "dma_latency_us",
-			    cfg->dma_latency_us >= 0 ? json_integer(cfg->dma_latency_us)
-						     : json_null());
-	json_object_set_new(c, "no_rt", json_boolean(cfg->no_rt));
-	json_object_set_new(c, "output", json_string(cfg->output));
-	json_object_set_new(c, "record", record);
-	json_object_set_new(c, "clock", json_string("CLOCK_MONOTONIC"));
-	json_object_set_new(c, "loads", loads);
-	json_object_set_new(c, "load_cpus", cpus_json(&cfg->load_cpus));
-	json_object_set_new(c, "workdir", json_string(cfg->workdir));
-	json_object_set_new(c, "schedule", json_string(cfg->rotate ? "rotate" : "together"));
-	json_object_set_new(c, "checkpoint_ns",
-			    cfg->checkpoint_ns && strcmp(cfg->output, "-")
-				? json_integer((json_int_t)cfg->checkpoint_ns)
-				: json_null());
-	json_object_set_new(c, "series_interval_ns", json_integer((json_int_t)cfg->series_ns));
-	json_object_set_new(c, "series_limit", json_integer((json_int_t)cfg->series_limit));
-	json_object_set_new(c, "spike_threshold_ns",
-			    cfg->spike_threshold ? json_integer((json_int_t)cfg->spike_threshold)
-						 : json_string("auto"));
-	json_object_set_new(c, "prom", cfg->prom[0] ? json_string(cfg->prom) : json_null());
-	json_object_set_new(c, "html", cfg->html[0] ? json_string(cfg->html) : json_null());
-	json_object_set_new(c, "phase_duration_ns",
-			    cfg->rotate ? json_integer((json_int_t)cfg->phase_ns) : json_null());
-	json_t *set = json_array();
-	for (unsigned i = 0; i < cfg->nset; i++)
-		json_array_append_new(set, json_string(cfg->set[i]));
-	json_object_set_new(c, "set", set);
-	json_object_set_new(c, "ab",
-			    cfg->ab ? json_pack("{s:I, s:I}", "rounds_per_arm",
-						(json_int_t)cfg->ab_rounds, "round_duration_ns",
-						(json_int_t)cfg->round_ns)
-				    : json_null());
-	/* Each entry's effective options and its results' sampling periods
-	 * (the timing precision of their spike times), then what the probes
-	 * add themselves. */
-	json_t *popts = json_object(), *periods = json_object();
-	for (unsigned i = 0; i < cfg->nprobes; i++) {
-		const struct probe_config *pc = &cfg->probes[i];
-		if (pc->ops->options)
-			json_object_set_new(popts, pc->spec, probe_config_options_json(pc));
-		for (unsigned k = 0; pc->results && pc->results[k]; k++)
-			json_object_set_new(periods, pc->results[k],
-					    json_integer((json_int_t)pc->interval_ns));
-	}
-	json_object_set_new(c, "probe_options", popts);
-	json_object_set_new(c, "probe_intervals_ns", periods);
-	for (unsigned i = 0; i < cfg->nprobes; i++)
-		if (cfg->probes[i].ops->echo)
-			cfg->probes[i].ops->echo(&cfg->probes[i], c);
-	return c;
 }

@@ -1,6 +1,8 @@
 /* cli: the command line of `rtsoak run`.  Everything a run needs is parsed
  * and checked here, before any thread starts or any file is written: a
- * 24-hour run must never be lost to a typo. */
+ * 24-hour run must never be lost to a typo.  cli.c parses (the getopt loop),
+ * cli_check.c checks once every option is known, cli_echo.c echoes the
+ * result into the report, cli_list.c lists the loads and probes. */
 #ifndef RTSOAK_CLI_H
 #define RTSOAK_CLI_H
 

@@ -1,0 +1,276 @@
+/* cli_check: the checks after parsing, once every option is known (an
+ * option's meaning may depend on one given after it): options that would
+ * change nothing, ab's rules, the defaults that depend on other options,
+ * the workdir, the loads and the probes configured, the outputs writable,
+ * the locks taken.  Each step prints one line and returns the exit code, or
+ * -1 to go on; the first error ends the parse, so their order is the order
+ * of the messages. */
+#include <config.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli_internal.h"
+#include "lock.h"
+#include "util.h"
+
+#define DEFAULT_DURATION_NS (60 * NSEC_PER_SEC)
+
+static void fill_probe_env(struct run_config *cfg)
+{
+	struct probe_env *env = &cfg->probe_env;
+
+	env->cpus = cfg->cpus;
+	env->housekeeping = cfg->housekeeping;
+	env->priority = cfg->priority;
+	env->no_rt = cfg->no_rt;
+	env->interval_ns = cfg->interval_ns;
+}
+
+static int configure_probes(struct run_config *cfg)
+{
+	char err[512];
+
+	fill_probe_env(cfg);
+	/* An alias without its probe: silently ignoring it would let a run
+	 * measure something else than what the command line says. */
+	for (unsigned k = 0; k < cfg->nalias; k++) {
+		bool used = false;
+		for (unsigned i = 0; i < cfg->nprobes && !used; i++)
+			used = cfg->probes[i].ops == cfg->alias[k].ops;
+		if (!used) {
+			const char *name = cfg->alias[k].ops->name;
+			rtsoak_error("--%s: only the %s probe uses it, and --probes has no %s",
+				     cfg->alias[k].alias->flag, name, name);
+			return EXIT_USAGE;
+		}
+	}
+	for (unsigned i = 0; i < cfg->nprobes; i++) {
+		struct probe_config *pc = &cfg->probes[i];
+		const char *colon = strchr(pc->spec, ':');
+		int rc = probe_config_parse(pc, colon ? colon + 1 : NULL, err, sizeof(err));
+		for (unsigned k = 0; !rc && k < cfg->nalias; k++)
+			if (cfg->alias[k].ops == pc->ops)
+				rc = probe_config_alias(pc, cfg->alias[k].alias,
+							cfg->alias[k].value, err, sizeof(err));
+		if (!rc)
+			rc = probe_config_finish(pc, &cfg->probe_env, err, sizeof(err));
+		if (rc) {
+			rtsoak_error("--probes: %s", err);
+			return EXIT_USAGE;
+		}
+	}
+	return -1;
+}
+
+static int check_workdir(const char *dir)
+{
+	char probe[PATH_MAX + 16];
+	struct stat st;
+	int rc;
+
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		rtsoak_error("--workdir: '%s' is not a directory", dir);
+		return EXIT_USAGE;
+	}
+	snprintf(probe, sizeof(probe), "%s/x", dir);
+	if ((rc = util_check_writable(probe)) < 0) {
+		rtsoak_error("--workdir: cannot create files in '%s': %s", dir, strerror(-rc));
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+static int parse_loads(struct run_config *cfg, char **specs, unsigned n)
+{
+	char err[512];
+	int rc;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct load_instance *inst = &cfg->loads[i];
+		rc = load_instance_parse(inst, specs[i], &cfg->load_cpus, err, sizeof(err));
+		if (rc) {
+			rtsoak_error("--loads: %s", err);
+			return rc == -ENOTSUP ? EXIT_ENV : EXIT_USAGE;
+		}
+		inst->index = i;
+		inst->probe_priority = cfg->no_rt ? 0 : cfg->priority;
+		snprintf(inst->workdir, sizeof(inst->workdir), "%s", cfg->workdir);
+		snprintf(inst->file_prefix, sizeof(inst->file_prefix), "rtsoak-load-%d-%u",
+			 (int)getpid(), i);
+		if (load_instance_check(inst, err, sizeof(err))) {
+			rtsoak_error("--loads: %s", err);
+			return EXIT_USAGE;
+		}
+		cfg->nloads++;
+	}
+	return -1;
+}
+
+static void default_output(char *buf, size_t len)
+{
+	char iso[40];
+
+	util_iso8601(util_now_ns(CLOCK_REALTIME), iso, sizeof(iso));
+	/* 2026-11-30T18:17:42.123Z -> rtsoak-20261130T181742Z.json */
+	snprintf(buf, len, "rtsoak-%.4s%.2s%.2sT%.2s%.2s%.2sZ.json", iso, iso + 5, iso + 8,
+		 iso + 11, iso + 14, iso + 17);
+}
+
+/* An option that would change nothing is an error, not ignored: the run
+ * would measure something else than what the command line says (as
+ * --net-* without the net probe).  ab has its own checks (check_ab). */
+static int check_ignored(const struct run_config *cfg, const struct cli_parse *p)
+{
+	const char *why = NULL;
+
+	if (!cfg->ab && p->duration_given && cfg->loops)
+		why = "--duration and --loops: give one (a run ends after its duration, or after "
+		      "N samples per probe)";
+	else if (p->load_cpus_given && !p->nspecs)
+		why = "--load-cpus: only loads use it, and there is no --loads";
+	else if (p->workdir_given && !p->nspecs)
+		why = "--workdir: only loads use it, and there is no --loads";
+	else if (p->phase_given && !cfg->rotate)
+		why = "--phase-duration: only --schedule rotate has phases";
+	else if (p->checkpoint_given && cfg->checkpoint_ns && !strcmp(cfg->output, "-"))
+		why = "--checkpoint: a report on standard output (--output -) has no checkpoints";
+	if (!why)
+		return -1;
+	rtsoak_error("%s", why);
+	return EXIT_USAGE;
+}
+
+/* rtsoak ab: the run's length is its rounds; phases are the rounds. */
+static int check_ab(struct run_config *cfg, bool duration_given)
+{
+	if (!cfg->nset) {
+		rtsoak_error("ab: needs --set PATH=VALUE (what the B rounds change)");
+		return EXIT_USAGE;
+	}
+	if (duration_given || cfg->loops) {
+		rtsoak_error("ab: %s: the run lasts 2 x --rounds x --round-duration",
+			     duration_given ? "--duration" : "--loops");
+		return EXIT_USAGE;
+	}
+	if (cfg->rotate) {
+		rtsoak_error(
+		    "ab: --schedule rotate: the rounds are the phases (loads run throughout)");
+		return EXIT_USAGE;
+	}
+	cfg->duration_ns = 2ull * cfg->ab_rounds * cfg->round_ns;
+	return -1;
+}
+
+/* The report path and the tweaked files are this run's alone, and a machine
+ * still tweaked by a crashed run is not the machine the user thinks they
+ * measure (lock.h, tweak.h): checked for every run, with --set or not.  The
+ * locks are held until the process ends.  Returns -1 or the exit code. */
+static int take_locks(struct run_config *cfg)
+{
+	char err[3 * PATH_MAX], path[PATH_MAX];
+	int rc;
+
+	if (strcmp(cfg->output, "-") && lock_output_path(cfg->output, path, sizeof(path)) == 0 &&
+	    (rc = lock_take(&cfg->output_lock, LOCK_OUTPUT, path, path, err, sizeof(err))) < 0 &&
+	    rc != -ENOENT) {
+		rtsoak_error("%s", err);
+		return EXIT_ENV;
+	}
+	rc = tweak_set_journal(&cfg->tweaks, cfg->output, cfg->force, err, sizeof(err));
+	if (!rc && err[0])
+		rtsoak_error("warning: %s", err);
+	if (!rc && (rc = tweak_lock(&cfg->tweaks, err, sizeof(err))) == 0)
+		return -1;
+	rtsoak_error("%s", rc == -ENOMEM ? "out of memory" : err);
+	lock_release(&cfg->output_lock);
+	return EXIT_ENV;
+}
+
+/* Without --cpus: every online CPU this process may use; the loads, without
+ * --load-cpus, every online CPU. */
+static int resolve_cpus(struct run_config *cfg, const struct cli_parse *p)
+{
+	if (!p->cpus_given) {
+		struct cpuset online;
+		if (cpuset_allowed(&cfg->cpus) == 0 && cpuset_online(&online) == 0)
+			cpuset_and(&cfg->cpus, &online);
+		if (cpuset_empty(&cfg->cpus)) {
+			rtsoak_error("--cpus: no online CPU is in this process's affinity mask");
+			return EXIT_ENV;
+		}
+	}
+	if (!p->load_cpus_given && cpuset_online(&cfg->load_cpus) < 0)
+		cpuset_allowed(&cfg->load_cpus);
+	return -1;
+}
+
+static int check_outputs(struct run_config *cfg)
+{
+	int rc;
+
+	if (!cfg->output[0])
+		default_output(cfg->output, sizeof(cfg->output));
+	/* What each output is decides how it is written (output.h), and a
+	 * directory or a socket is refused here, not after the run. */
+	if ((rc = cli_output_writable(NULL, "--output", cfg->output, OUTPUT_JSON,
+				      cfg->checkpoint_ns ? "; no checkpoints" : NULL)) < 0)
+		return EXIT_USAGE;
+	/* A checkpoint is only safe as an atomic replace: a device would get
+	 * a stream of reports, a FIFO would stall the run until read. */
+	if (rc != OUTPUT_FILE)
+		cfg->checkpoint_ns = 0;
+	if (cfg->html[0] && cli_output_writable(NULL, "--html", cfg->html, OUTPUT_HTML, NULL) < 0)
+		return EXIT_USAGE;
+	if (cfg->prom[0] && cli_output_writable(NULL, "--prom", cfg->prom, OUTPUT_PROM,
+						"; only at the end of the run") < 0)
+		return EXIT_USAGE;
+	/* Before the run, not after it: what a killed run left is the
+	 * user's to keep. */
+	(void)output_stale();
+	return -1;
+}
+
+/* Without --series-interval: 1 s, or coarser when the run would not fit in
+ * the limit: a whole number of seconds, so intervals line up with the
+ * clock. */
+static void resolve_series(struct run_config *cfg)
+{
+	if (cfg->series_given)
+		return;
+	uint64_t fit = cfg->duration_ns / cfg->series_limit + 1;
+	cfg->series_ns = NSEC_PER_SEC;
+	if (fit > NSEC_PER_SEC)
+		cfg->series_ns = (fit + NSEC_PER_SEC - 1) / NSEC_PER_SEC * NSEC_PER_SEC;
+}
+
+int cli_check_config(struct cli_parse *p)
+{
+	struct run_config *cfg = p->cfg;
+	int rc;
+
+	if ((rc = check_ignored(cfg, p)) >= 0)
+		return rc;
+	if (cfg->ab && (rc = check_ab(cfg, p->duration_given)) >= 0)
+		return rc;
+	if (!p->duration_given && !cfg->ab)
+		cfg->duration_ns = cfg->loops ? 0 : DEFAULT_DURATION_NS;
+	if ((rc = resolve_cpus(cfg, p)) >= 0)
+		return rc;
+	if (p->nspecs && ((rc = check_workdir(cfg->workdir)) >= 0 ||
+			  (rc = parse_loads(cfg, p->specs, p->nspecs)) >= 0))
+		return rc;
+	if ((rc = configure_probes(cfg)) >= 0)
+		return rc;
+	if (cfg->rotate && cfg->nloads == 0) {
+		rtsoak_error("--schedule rotate: needs --loads (phases are idle and each load)");
+		return EXIT_USAGE;
+	}
+	if ((rc = check_outputs(cfg)) >= 0 || (rc = take_locks(cfg)) >= 0)
+		return rc;
+	resolve_series(cfg);
+	return -1;
+}
