@@ -132,5 +132,6 @@ unsigned probe_config_result_count(const struct probe_config *pc);
 
 extern const struct probe_ops probe_timer_ops;
 extern const struct probe_ops probe_net_ops;
+extern const struct probe_ops probe_icmp_ops;
 
 #endif
