@@ -1,0 +1,218 @@
+#!/bin/bash
+# The icmp probe (icmp:target=HOST): ICMP echo round trips from two network
+# namespaces of this test's own, B (the prober) and A (the peer, answered by
+# A's kernel: no rtsoak there), joined by a veth pair with IPv4 and IPv6
+# addresses.  To 127.0.0.1 (B's own loopback): icmp, icmp.stack and
+# icmp.wakeup on every CPU, exact --loops counts, nothing lost; to A over
+# IPv4 and IPv6; A stops answering mid-run: lost grows, the run completes and
+# sent = received + late + lost + pending; both socket kinds (raw as root
+# while B's ping_group_range admits no group, datagram once it admits ours,
+# and as nobody, where without it the probe cannot run: exit 2); bad targets
+# exit 2 with one line before measuring.  ping_group_range and
+# icmp_echo_ignore_all are per network namespace: nothing leaks.
+. "$(dirname "$0")/lib.sh"
+require_root
+require_python_jsonschema
+command -v ip >/dev/null || skip_all "ip (iproute2) is not installed"
+
+A=rtsoak-ia-$$
+B=rtsoak-ib-$$
+VA=ria$$
+VB=rib$$
+X=$(($$ % 200 + 20))
+IP_A=10.232.$X.1
+IP_B=10.232.$X.2
+IP6_A=fd32:$X::1
+IP6_B=fd32:$X::2
+run_pid=""
+
+cleanup() {
+	[ -n "$run_pid" ] && kill -TERM "$run_pid" 2>/dev/null && wait "$run_pid" 2>/dev/null
+	ip netns del "$A" 2>/dev/null
+	ip netns del "$B" 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+ip netns add "$A" 2>/dev/null || skip_all "cannot create network namespaces (ip netns add failed)"
+ip netns add "$B" || skip_all "cannot create a second network namespace"
+if ! ip link add "$VA" netns "$A" type veth peer name "$VB" netns "$B" 2>/dev/null; then
+	skip_all "cannot create a veth pair (no veth support?)"
+fi
+ip -n "$A" link set lo up && ip -n "$B" link set lo up &&
+	ip -n "$A" addr add "$IP_A/24" dev "$VA" && ip -n "$B" addr add "$IP_B/24" dev "$VB" &&
+	ip -n "$A" addr add "$IP6_A/64" dev "$VA" nodad && ip -n "$B" addr add "$IP6_B/64" dev "$VB" nodad &&
+	ip -n "$A" link set "$VA" up && ip -n "$B" link set "$VB" up ||
+	skip_all "cannot configure the veth pair"
+
+inA() { ip netns exec "$A" "$@"; }
+inB() { ip netns exec "$B" "$@"; }
+# as_nobody CMD...: in B, as nobody without groups (not root: no CAP_NET_RAW)
+as_nobody() { inB setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+
+# icmp_check FILE KIND: the invariants of an icmp report whose threads all
+# used socket KIND (raw or dgram); prints problems.
+icmp_check() {
+	"$PYTHON3" - "$1" "$2" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+kind = sys.argv[2]
+bad = []
+# One thread's results are consecutive: icmp, icmp.stack, icmp.wakeup (a
+# run with two icmp probes has each name twice per CPU).
+res = [x for x in r["results"] if x["phase"] == "all"]
+names = [x["probe"] for x in res]
+if not res or names != ["icmp", "icmp.stack", "icmp.wakeup"] * (len(res) // 3):
+    bad.append("results: %s" % names)
+    res = []
+threads = [res[i:i + 3] for i in range(0, len(res), 3)]
+for t, s, w in threads:
+    c = t["cpu"]
+    if not t["cpu"] == s["cpu"] == w["cpu"]:
+        bad.append("cpu %d: the parts are on CPUs %d, %d" % (c, s["cpu"], w["cpu"]))
+    if not t["count"] == s["count"] == w["count"]:
+        bad.append("cpu %d: counts differ: %d %d %d" % (c, t["count"], s["count"], w["count"]))
+    if t["count"]:
+        if t["min_ns"] < s["min_ns"] + w["min_ns"] or t["max_ns"] > s["max_ns"] + w["max_ns"]:
+            bad.append("cpu %d: the parts do not bracket the total (min %d %d %d, max %d %d %d)" % (
+                c, t["min_ns"], s["min_ns"], w["min_ns"], t["max_ns"], s["max_ns"], w["max_ns"]))
+        if abs(t["mean_ns"] - s["mean_ns"] - w["mean_ns"]) > 1002:
+            bad.append("cpu %d: mean %d != %d + %d" % (c, t["mean_ns"], s["mean_ns"], w["mean_ns"]))
+    k = t.get("counters") or {}
+    if k.get("received") != t["count"]:
+        bad.append("cpu %d: received %s but %d samples" % (c, k.get("received"), t["count"]))
+    if k.get("sent", -1) != k.get("received", 0) + k.get("late", 0) + k.get("lost", 0) + k.get("pending", 0):
+        bad.append("cpu %d: sent != received + late + lost + pending: %s" % (c, k))
+    if (k.get("socket_raw"), k.get("socket_dgram")) != ((1, 0) if kind == "raw" else (0, 1)):
+        bad.append("cpu %d: not a %s socket: %s" % (c, kind, k))
+    # Every raw socket sees every echo reply of the namespace: the BPF
+    # filter on the identifier keeps the other CPUs' replies out.
+    if k.get("foreign") != 0:
+        bad.append("cpu %d: foreign replies %s" % (c, k.get("foreign")))
+    for x in (s, w):
+        if (x.get("counters") or {}).get("untimestamped", 1) and t["count"]:
+            bad.append("cpu %d %s: replies without a kernel timestamp" % (c, x["probe"]))
+    for x in (s, w):
+        if x.get("counters", {}).get("sent") != k.get("sent"):
+            bad.append("cpu %d %s: counters differ from icmp's" % (c, x["probe"]))
+series = sorted((x["probe"], x["cpu"]) for x in r.get("series", []))
+if series != sorted(("icmp", t["cpu"]) for t, s, w in threads):
+    bad.append("time series: %s (expected icmp only, on every CPU)" % series)
+for b in bad:
+    print("# " + b)
+sys.exit(1 if bad else 0)
+EOF
+}
+icmp() { jget "$1" "[x['counters']['$2'] for x in r['results'] if x['probe'] == 'icmp' and x['phase'] == 'all']"; }
+p50() { jget "$1" "[x['p50_ns'] for x in r['results'] if x['probe'] == '$2' and x['phase'] == 'all']"; }
+expect_cpus=$("$PYTHON3" -c 'import os; print(sorted(os.sched_getaffinity(0)))')
+
+plan 37
+cd "$WORK" || exit 1
+[ "$(inB cat /proc/sys/net/ipv4/ping_group_range | tr -s '\t ' ' ')" = "1 0" ]
+ok $? "B's ping_group_range admits no group: root gets raw sockets"
+
+# --- (1) to 127.0.0.1: exact --loops counts, nothing lost
+inB "$RTSOAK" run --probes icmp:target=127.0.0.1 --loops 500 -q -o lo.json 2>err1
+ok $? "run --probes icmp:target=127.0.0.1 --loops 500 exits 0 ($(head -c 300 err1))"
+validate lo.json
+ok $? "its report is schema-valid"
+[ "$(jget lo.json "sorted(x['cpu'] for x in r['results'] if x['probe'] == 'icmp' and x['phase'] == 'all')")" = "$expect_cpus" ]
+ok $? "an icmp result on every CPU $expect_cpus"
+icmp_check lo.json raw
+ok $? "icmp, icmp.stack, icmp.wakeup agree; raw sockets; no foreign reply; time series of icmp only"
+[ "$(jget lo.json "sorted(set((x['counters']['sent'], x['counters']['received'], x['count'], x['counters']['lost'], x['counters']['late'], x['counters']['pending']) for x in r['results'] if x['probe'] == 'icmp'))")" = '[[500, 500, 500, 0, 0, 0]]' ]
+ok $? "sent = received = samples = 500 per CPU, none lost, late or pending ($(icmp lo.json sent) sent)"
+diag "127.0.0.1 icmp/icmp.stack/icmp.wakeup p50 (ns): $(p50 lo.json icmp) $(p50 lo.json icmp.stack) $(p50 lo.json icmp.wakeup)"
+
+# --- (2) to A, a peer in another namespace: IPv4 and IPv6, raw sockets
+inB ip route get "$IP_A" 2>/dev/null | grep -q "dev $VB"
+ok $? "B routes $IP_A over the veth pair, nowhere else"
+inB "$RTSOAK" run --probes icmp:target="$IP_A" --duration 2s -q -o v4.json 2>err2
+ok $? "run --probes icmp:target=$IP_A exits 0 ($(head -c 300 err2))"
+validate v4.json
+ok $? "its report is schema-valid"
+icmp_check v4.json raw
+ok $? "IPv4 peer: the split adds up, raw sockets, counters add up"
+[ "$(jget v4.json "all(x['counters']['received'] > 1500 and x['counters']['lost'] <= 0.02 * x['counters']['sent'] + 5 for x in r['results'])")" = true ]
+ok $? "IPv4 peer: > 1500 answers per CPU, nothing much lost (received $(icmp v4.json received), lost $(icmp v4.json lost))"
+# The clock offset is the family's: measured before the run and about once
+# a second by one thread, whose split results carry its counters.
+[ "$(jget v4.json "[x['counters']['clock_offset_updates'] >= 2 for x in r['results'] if x['probe'] == 'icmp.stack' and 'clock_offset_updates' in x['counters']]")" = '[true]' ]
+ok $? "IPv4 peer: the clock offset re-measured during the 2 s run, by one thread ($(jget v4.json "[x['counters'].get('clock_offset_updates') for x in r['results'] if x['probe'] == 'icmp.stack']"))"
+diag "$IP_A icmp/icmp.stack/icmp.wakeup p50 (ns): $(p50 v4.json icmp) $(p50 v4.json icmp.stack) $(p50 v4.json icmp.wakeup)"
+inB "$RTSOAK" run --probes "icmp:target=[$IP6_A]" --duration 1s -q -o v6.json 2>err3
+ok $? "run --probes icmp:target=[$IP6_A] exits 0 ($(head -c 300 err3))"
+icmp_check v6.json raw
+ok $? "IPv6 peer: the split adds up, raw sockets, counters add up"
+[ "$(jget v6.json "all(x['counters']['received'] > 700 for x in r['results'])")" = true ]
+ok $? "IPv6 peer: > 700 answers per CPU (received $(icmp v6.json received))"
+[ "$(jget v6.json "r['config']['probes']")" = "[\"icmp:target=[$IP6_A]\"]" ]
+ok $? "the report's config names the probe as given"
+
+# --- (3) the peer stops answering 1 s into a 3 s run
+inB "$RTSOAK" run --probes icmp:target="$IP_A" --duration 3s -q -o stop.json 2>err4 &
+run_pid=$!
+sleep 1
+inA sysctl -q -w net.ipv4.icmp_echo_ignore_all=1
+wait $run_pid
+rc=$?
+run_pid=""
+ok $rc "run whose peer stops answering exits 0 ($(head -c 300 err4))"
+validate stop.json
+ok $? "its report is schema-valid"
+[ "$(jget stop.json 'r["run"]["status"]')" = complete ]
+ok $? "status complete"
+[ "$(jget stop.json "all(x['counters']['received'] > 300 and x['counters']['lost'] > 100 for x in r['results'])")" = true ]
+ok $? "answers before, losses after (received $(icmp stop.json received), lost $(icmp stop.json lost))"
+icmp_check stop.json raw
+ok $? "sent = received + late + lost + pending on every CPU (sent $(icmp stop.json sent), pending $(icmp stop.json pending))"
+# Without answers, sends follow the socket timeout instead of the interval:
+# the slots skipped are missed (see icmp_run); 2 s of 1 ms slots are either.
+[ "$(jget stop.json "all(x['counters']['lost'] + x['missed'] > 1500 for x in r['results'] if x['probe'] == 'icmp')")" = true ]
+ok $? "every slot after the stop is lost or missed (missed $(jget stop.json "[x['missed'] for x in r['results'] if x['probe'] == 'icmp' and x['phase'] == 'all']"))"
+# A peer that never answers: 100 % loss, a warning, still status complete.
+inB "$RTSOAK" run --probes icmp:target="$IP_A" --duration 1s -q -o none.json 2>err5
+ok $? "run to a peer that does not answer exits 0 ($(head -c 300 err5))"
+[ "$(jget none.json "[r['run']['status']] + sorted(set((x['count'], x['counters']['received'], x['counters']['lost'] > 20, x['counters']['lost'] + x['counters']['pending'] == x['counters']['sent']) for x in r['results']))")" = '["complete", [0, 0, true, true]]' ]
+ok $? "no answer: 0 received, all lost but the pending (lost $(icmp none.json lost), pending $(icmp none.json pending))"
+jget none.json "r['run']['warnings']" | grep -q "icmp on CPU [0-9]*: 100 % loss to $IP_A"
+ok $? "and the report warns of 100 % loss"
+inA sysctl -q -w net.ipv4.icmp_echo_ignore_all=0
+
+# --- (4) datagram sockets: once B's ping_group_range admits the group
+inB sysctl -q -w "net.ipv4.ping_group_range=0 2147483647"
+inB "$RTSOAK" run --probes "icmp:target=$IP_A,icmp:target=$IP6_A" --duration 1s -q -o dg.json 2>err6
+ok $? "root, ping_group_range 0-2147483647: IPv4 and IPv6 in one run exit 0 ($(head -c 300 err6))"
+icmp_check dg.json dgram
+ok $? "datagram sockets on every thread; the split adds up; counters add up"
+[ "$(jget dg.json "all(x['counters']['received'] > 700 for x in r['results'])")" = true ]
+ok $? "both families answered (received $(icmp dg.json received))"
+mkdir -m 777 nobody
+as_nobody "$RTSOAK" run --probes icmp:target="$IP_A" --no-rt --duration 1s -q -o nobody/dg.json 2>err7
+ok $? "as nobody (--no-rt): exits 0 ($(head -c 300 err7))"
+icmp_check nobody/dg.json dgram
+ok $? "as nobody: datagram sockets, counters add up (received $(icmp nobody/dg.json received))"
+inB sysctl -q -w "net.ipv4.ping_group_range=1 0"
+as_nobody "$RTSOAK" run --probes icmp:target="$IP_A" --no-rt --duration 3s -q -o nobody/no.json 2>err8
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <err8)" -eq 1 ] && grep -q "^rtsoak: --probes: icmp: cannot open an ICMP socket: .*ping_group_range is '1 0'.*CAP_NET_RAW" err8 &&
+	[ ! -e nobody/no.json ]
+ok $? "as nobody without ping_group_range: exit 2, one line, no report (rc $rc: $(cat err8))"
+
+# --- (5) bad targets: exit 2, one line, before measuring (a 3 s run)
+bad() {
+	local spec=$1 want=$2 rc start=$SECONDS
+	inB "$RTSOAK" run --probes "$spec" --duration 3s -q -o bad.json 2>errb
+	rc=$?
+	[ $rc -eq 2 ] && [ "$(wc -l <errb)" -eq 1 ] && grep -q "^rtsoak: --probes: icmp: $want" errb &&
+		[ ! -e bad.json ] && [ $((SECONDS - start)) -lt 3 ]
+	ok $? "'$spec': exit 2, one line, no report (rc $rc: $(cat errb))"
+}
+bad icmp:target=no-such-host.invalid "target 'no-such-host.invalid': cannot resolve 'no-such-host.invalid'"
+bad icmp:target=999.1.2.3 "target '999.1.2.3': cannot resolve"
+bad icmp:target="$IP_A":80 "target '$IP_A:80': ICMP has no port"
+bad "icmp:target=[$IP6_A" "target '\[$IP6_A': missing ']'"
+bad icmp "needs a target"
+bad icmp:interval=1ms "unknown option 'interval=1ms'"
+done_testing
