@@ -14,6 +14,7 @@
 require_root
 require_python_jsonschema
 command -v ip >/dev/null || skip_all "ip (iproute2) is not installed"
+command -v setpriv >/dev/null || skip_all "setpriv (util-linux) is not installed"
 
 A=rtsoak-ia-$$
 B=rtsoak-ib-$$
@@ -49,6 +50,9 @@ inA() { ip netns exec "$A" "$@"; }
 inB() { ip netns exec "$B" "$@"; }
 # as_nobody CMD...: in B, as nobody without groups (not root: no CAP_NET_RAW)
 as_nobody() { inB setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+# set_in NS KEY VALUE: a sysctl of that namespace only (/proc/sys/net is the
+# writer's network namespace's)
+set_in() { ip netns exec "$1" sh -c 'echo "$2" >"/proc/sys/net/$1"' sh "$2" "$3"; }
 
 # icmp_check FILE KIND: the invariants of an icmp report whose threads all
 # used socket KIND (raw or dgram); prints problems.
@@ -154,7 +158,7 @@ ok $? "the report's config names the probe as given"
 inB "$RTSOAK" run --probes icmp:target="$IP_A" --duration 3s -q -o stop.json 2>err4 &
 run_pid=$!
 sleep 1
-inA sysctl -q -w net.ipv4.icmp_echo_ignore_all=1
+set_in "$A" ipv4/icmp_echo_ignore_all 1
 wait $run_pid
 rc=$?
 run_pid=""
@@ -180,10 +184,10 @@ ok $? "run to a peer that does not answer exits 0 ($(head -c 300 err5))"
 ok $? "no answer: 0 received, all lost but the pending (lost $(icmp none.json lost), pending $(icmp none.json pending))"
 jget none.json "r['run']['warnings']" | grep -q "icmp on CPU [0-9]*: 100 % loss to $IP_A"
 ok $? "and the report warns of 100 % loss"
-inA sysctl -q -w net.ipv4.icmp_echo_ignore_all=0
+set_in "$A" ipv4/icmp_echo_ignore_all 0
 
 # --- (4) datagram sockets: once B's ping_group_range admits the group
-inB sysctl -q -w "net.ipv4.ping_group_range=0 2147483647"
+set_in "$B" ipv4/ping_group_range "0 2147483647"
 inB "$RTSOAK" run --probes "icmp:target=$IP_A,icmp:target=$IP6_A" --duration 1s -q -o dg.json 2>err6
 ok $? "root, ping_group_range 0-2147483647: IPv4 and IPv6 in one run exit 0 ($(head -c 300 err6))"
 icmp_check dg.json dgram
@@ -195,7 +199,7 @@ as_nobody "$RTSOAK" run --probes icmp:target="$IP_A" --no-rt --duration 1s -q -o
 ok $? "as nobody (--no-rt): exits 0 ($(head -c 300 err7))"
 icmp_check nobody/dg.json dgram
 ok $? "as nobody: datagram sockets, counters add up (received $(icmp nobody/dg.json received))"
-inB sysctl -q -w "net.ipv4.ping_group_range=1 0"
+set_in "$B" ipv4/ping_group_range "1 0"
 as_nobody "$RTSOAK" run --probes icmp:target="$IP_A" --no-rt --duration 3s -q -o nobody/no.json 2>err8
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <err8)" -eq 1 ] && grep -q "^rtsoak: --probes: icmp: cannot open an ICMP socket: .*ping_group_range is '1 0'.*CAP_NET_RAW" err8 &&
