@@ -26,9 +26,11 @@ IP_B=10.232.$X.2
 IP6_A=fd32:$X::1
 IP6_B=fd32:$X::2
 run_pid=""
+resp_pid=""
 
 cleanup() {
 	[ -n "$run_pid" ] && kill -TERM "$run_pid" 2>/dev/null && wait "$run_pid" 2>/dev/null
+	[ -n "$resp_pid" ] && kill -TERM "$resp_pid" 2>/dev/null && wait "$resp_pid" 2>/dev/null
 	ip netns del "$A" 2>/dev/null
 	ip netns del "$B" 2>/dev/null
 	rm -rf "$WORK"
@@ -111,7 +113,7 @@ icmp() { jget "$1" "[x['counters']['$2'] for x in r['results'] if x['probe'] == 
 p50() { jget "$1" "[x['p50_ns'] for x in r['results'] if x['probe'] == '$2' and x['phase'] == 'all']"; }
 expect_cpus=$("$PYTHON3" -c 'import os; print(sorted(os.sched_getaffinity(0)))')
 
-plan 37
+plan 41
 cd "$WORK" || exit 1
 [ "$(inB cat /proc/sys/net/ipv4/ping_group_range | tr -s '\t ' ' ')" = "1 0" ]
 ok $? "B's ping_group_range admits no group: root gets raw sockets"
@@ -184,6 +186,58 @@ ok $? "run to a peer that does not answer exits 0 ($(head -c 300 err5))"
 ok $? "no answer: 0 received, all lost but the pending (lost $(icmp none.json lost), pending $(icmp none.json pending))"
 jget none.json "r['run']['warnings']" | grep -q "icmp on CPU [0-9]*: 100 % loss to $IP_A"
 ok $? "and the report warns of 100 % loss"
+
+# A peer that answers late and twice: A's kernel is silent and a responder
+# of the test's own (raw socket, in A) answers every echo whose sequence is
+# 0 mod 10 twice, 5 mod 10 after 1.2 s (past the 1 s timeout), the rest at
+# once.  3 s at 10 ms: about 30 echoes per CPU delayed, 18 of them answered
+# before the end (late), the rest still out (pending, or lost if older than
+# the pending window).
+cat >responder.py <<'EOF'
+import heapq, select, socket, struct, time
+def csum(b):
+    b += b"\0" * (len(b) % 2)
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+q = []
+print("ready", flush=True)
+while True:
+    now = time.monotonic()
+    while q and q[0][0] <= now:
+        _, _, pkt, dst = heapq.heappop(q)
+        s.sendto(pkt, (dst, 0))
+    if not select.select([s], [], [], max(0.0, q[0][0] - now) if q else 1.0)[0]:
+        continue
+    data, (src, _) = s.recvfrom(2048)
+    icmp = data[(data[0] & 15) * 4:]
+    if len(icmp) < 8 or icmp[0] != 8:
+        continue
+    ident, seq = struct.unpack("!HH", icmp[4:8])
+    body = struct.pack("!BBHHH", 0, 0, 0, ident, seq) + icmp[8:]
+    body = body[:2] + struct.pack("!H", csum(body)) + body[4:]
+    if seq % 10 == 5:
+        heapq.heappush(q, (time.monotonic() + 1.2, seq, body, src))
+        continue
+    for _ in range(2 if seq % 10 == 0 else 1):
+        s.sendto(body, (src, 0))
+EOF
+ip netns exec "$A" "$PYTHON3" responder.py >resp.out 2>&1 &
+resp_pid=$!
+for _ in $(seq 50); do grep -q ready resp.out && break; sleep 0.1; done
+inB "$RTSOAK" run --probes icmp:target="$IP_A" --interval 10ms --duration 3s -q -o late.json 2>err9
+ok $? "run to a peer that answers late and twice exits 0 ($(head -c 300 err9) $(head -c 200 resp.out))"
+kill -TERM "$resp_pid" 2>/dev/null
+wait "$resp_pid" 2>/dev/null
+resp_pid=""
+icmp_check late.json raw
+ok $? "late and duplicate answers: sent = received + late + lost + pending, nothing foreign"
+[ "$(jget late.json "all(x['counters']['late'] >= 10 and (x['counters']['sent'] + 4) // 10 <= x['counters']['late'] + x['counters']['lost'] + x['counters']['pending'] <= (x['counters']['sent'] + 4) // 10 + 2 and x['counters']['reordered'] >= x['counters']['late'] and x['max_ns'] < 10**9 for x in r['results'] if x['probe'] == 'icmp')")" = true ]
+ok $? "every delayed echo is late, pending or lost, none in the statistics (late $(icmp late.json late), pending $(icmp late.json pending), lost $(icmp late.json lost) of $(icmp late.json sent))"
+[ "$(jget late.json "all((x['counters']['sent'] + 9) // 10 - 2 <= x['counters']['duplicate'] <= (x['counters']['sent'] + 9) // 10 for x in r['results'] if x['probe'] == 'icmp')")" = true ]
+ok $? "every second answer is a duplicate (duplicate $(icmp late.json duplicate))"
 set_in "$A" ipv4/icmp_echo_ignore_all 0
 
 # --- (4) datagram sockets: once B's ping_group_range admits the group
