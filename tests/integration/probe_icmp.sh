@@ -5,11 +5,13 @@
 # addresses.  To 127.0.0.1 (B's own loopback): icmp, icmp.stack and
 # icmp.wakeup on every CPU, exact --loops counts, nothing lost; to A over
 # IPv4 and IPv6; A stops answering mid-run: lost grows, the run completes and
-# sent = received + late + lost + pending; both socket kinds (raw as root
+# sent = received + late + lost + pending; a responder of the test's own
+# answers some echoes late and some twice; both socket kinds (raw as root
 # while B's ping_group_range admits no group, datagram once it admits ours,
-# and as nobody, where without it the probe cannot run: exit 2); bad targets
-# exit 2 with one line before measuring.  ping_group_range and
-# icmp_echo_ignore_all are per network namespace: nothing leaks.
+# and as nobody, where without it the probe cannot run: exit 2); the route
+# goes away mid-run; bad targets exit 2 with one line before measuring.
+# ping_group_range and icmp_echo_ignore_all are per network namespace:
+# nothing leaks.
 . "$(dirname "$0")/lib.sh"
 require_root
 require_python_jsonschema
@@ -113,7 +115,7 @@ icmp() { jget "$1" "[x['counters']['$2'] for x in r['results'] if x['probe'] == 
 p50() { jget "$1" "[x['p50_ns'] for x in r['results'] if x['probe'] == '$2' and x['phase'] == 'all']"; }
 expect_cpus=$("$PYTHON3" -c 'import os; print(sorted(os.sched_getaffinity(0)))')
 
-plan 41
+plan 44
 cd "$WORK" || exit 1
 [ "$(inB cat /proc/sys/net/ipv4/ping_group_range | tr -s '\t ' ' ')" = "1 0" ]
 ok $? "B's ping_group_range admits no group: root gets raw sockets"
@@ -259,6 +261,21 @@ rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <err8)" -eq 1 ] && grep -q "^rtsoak: --probes: icmp: cannot open an ICMP socket: .*ping_group_range is '1 0'.*CAP_NET_RAW" err8 &&
 	[ ! -e nobody/no.json ]
 ok $? "as nobody without ping_group_range: exit 2, one line, no report (rc $rc: $(cat err8))"
+
+# --- the route goes away: B's end of the veth pair goes down 1 s into a
+# 2 s run (last: it takes B's IPv6 address with it)
+inB "$RTSOAK" run --probes icmp:target="$IP_A" --duration 2s -q -o down.json 2>err10 &
+run_pid=$!
+sleep 1
+ip -n "$B" link set "$VB" down
+wait $run_pid
+rc=$?
+run_pid=""
+ok $rc "run whose route goes away exits 0 ($(head -c 300 err10))"
+icmp_check down.json raw
+ok $? "link down: counters add up (sent $(icmp down.json sent), lost $(icmp down.json lost))"
+[ "$(jget down.json "[r['run']['status']] + [x['counters']['received'] > 300 and 0 < x['counters']['errors'] <= x['counters']['lost'] for x in r['results'] if x['probe'] == 'icmp']")" = "[\"complete\", $(jget down.json "', '.join(['true'] * len([x for x in r['results'] if x['probe'] == 'icmp']))")]" ]
+ok $? "link down: status complete, the refused sends in errors and lost (errors $(icmp down.json errors))"
 
 # --- (5) bad targets: exit 2, one line, before measuring (a 3 s run)
 bad() {
