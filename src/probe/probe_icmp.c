@@ -117,7 +117,11 @@ static int icmp_parse_options(const char *opts, struct icmp_options *o, char *er
 	const char *h, *end, *colon;
 
 	o->timeout_ns = ICMP_TIMEOUT_NS;
-	if (!opts || strncmp(opts, "target=", 7) != 0 || !opts[7]) {
+	if (opts && !strcmp(opts, "target=")) {
+		snprintf(err, errlen, "icmp: target=: empty host (expected icmp:target=HOST)");
+		return -EINVAL;
+	}
+	if (!opts || strncmp(opts, "target=", 7) != 0) {
 		snprintf(err, errlen, "icmp: %s%s%s (expected icmp:target=HOST)",
 			 opts ? "unknown option '" : "needs a target", opts ? opts : "",
 			 opts ? "'" : "");

@@ -115,7 +115,7 @@ icmp() { jget "$1" "[x['counters']['$2'] for x in r['results'] if x['probe'] == 
 p50() { jget "$1" "[x['p50_ns'] for x in r['results'] if x['probe'] == '$2' and x['phase'] == 'all']"; }
 expect_cpus=$("$PYTHON3" -c 'import os; print(sorted(os.sched_getaffinity(0)))')
 
-plan 44
+plan 45
 cd "$WORK" || exit 1
 [ "$(inB cat /proc/sys/net/ipv4/ping_group_range | tr -s '\t ' ' ')" = "1 0" ]
 ok $? "B's ping_group_range admits no group: root gets raw sockets"
@@ -291,5 +291,6 @@ bad icmp:target=999.1.2.3 "target '999.1.2.3': cannot resolve"
 bad icmp:target="$IP_A":80 "target '$IP_A:80': ICMP has no port"
 bad "icmp:target=[$IP6_A" "target '\[$IP6_A': missing ']'"
 bad icmp "needs a target"
+bad icmp:target= "target=: empty host"
 bad icmp:interval=1ms "unknown option 'interval=1ms'"
 done_testing
