@@ -480,8 +480,9 @@ static int icmp_prepare(struct probe_thread *t)
 	 * free identifier here. */
 	if (connect(s->fd, (const struct sockaddr *)&c->target, c->target_len) < 0) {
 		char what[200];
-		snprintf(what, sizeof(what), "cannot reach %.100s (%s)", c->target_name,
-			 c->address);
+		bool same = !strcmp(c->target_name, c->address);
+		snprintf(what, sizeof(what), "cannot reach %.100s%s%s%s", c->target_name,
+			 same ? "" : " (", same ? "" : c->address, same ? "" : ")");
 		return icmp_fail(t, errno, what);
 	}
 	if (c->raw) {

@@ -115,7 +115,7 @@ icmp() { jget "$1" "[x['counters']['$2'] for x in r['results'] if x['probe'] == 
 p50() { jget "$1" "[x['p50_ns'] for x in r['results'] if x['probe'] == '$2' and x['phase'] == 'all']"; }
 expect_cpus=$("$PYTHON3" -c 'import os; print(sorted(os.sched_getaffinity(0)))')
 
-plan 45
+plan 46
 cd "$WORK" || exit 1
 [ "$(inB cat /proc/sys/net/ipv4/ping_group_range | tr -s '\t ' ' ')" = "1 0" ]
 ok $? "B's ping_group_range admits no group: root gets raw sockets"
@@ -293,4 +293,10 @@ bad "icmp:target=[$IP6_A" "target '\[$IP6_A': missing ']'"
 bad icmp "needs a target"
 bad icmp:target= "target=: empty host"
 bad icmp:interval=1ms "unknown option 'interval=1ms'"
+# No route from B: set-up fails on the probe threads, before measuring (3).
+inB "$RTSOAK" run --probes icmp:target=192.0.2.1 --duration 3s -q -o bad.json 2>errb
+rc=$?
+[ $rc -eq 3 ] && grep -q "^rtsoak: icmp probe on CPU [0-9]*: cannot reach 192.0.2.1: Network is unreachable" errb &&
+	[ ! -e bad.json ]
+ok $? "no route to 192.0.2.1: exit 3, no report (rc $rc: $(head -1 errb))"
 done_testing
