@@ -16,8 +16,9 @@
  * Send time and wake-up are CLOCK_MONOTONIC; the kernel timestamp is
  * CLOCK_REALTIME, converted with an offset measured before the run and again
  * about once a second, as in probe_net.c.  There is no sender thread here:
- * the family's first thread re-measures it (30 vDSO clock reads, about a
- * microsecond) while it has no echo outstanding, just before it sleeps.  A
+ * the family's first thread re-measures it (30 vDSO clock reads, under a
+ * microsecond here) while it has no echo outstanding, just before it sleeps
+ * (when echoes are always outstanding, a second overdue anyway).  A
  * part the conversion makes negative is clamped to 0, the other part gets
  * the whole total, and `clamped` counts it: the total never depends on the
  * offset.
