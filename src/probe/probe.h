@@ -192,5 +192,6 @@ void probe_registry_names(char *buf, size_t len);
 
 extern const struct probe_ops probe_timer_ops;
 extern const struct probe_ops probe_net_ops;
+extern const struct probe_ops probe_icmp_ops;
 
 #endif

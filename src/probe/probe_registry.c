@@ -14,6 +14,7 @@
 const struct probe_ops *const probe_registry[] = {
 	&probe_timer_ops,
 	&probe_net_ops,
+	&probe_icmp_ops,
 	NULL,
 };
 

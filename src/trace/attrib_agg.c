@@ -47,8 +47,8 @@ static void keep_top(struct attrib_agg *a, uint64_t t_ns, uint64_t latency_ns,
 	a->top[at] = (struct attrib_agg_top){ .t_ns = t_ns, .latency_ns = latency_ns, .res = *res };
 }
 
-int attrib_agg_add(struct attrib_agg *a, uint64_t t_ns, uint64_t latency_ns,
-		   uint64_t threshold_ns, const struct attrib_result *res)
+int attrib_agg_add(struct attrib_agg *a, uint64_t t_ns, uint64_t latency_ns, uint64_t threshold_ns,
+		   const struct attrib_result *res)
 {
 	a->spikes++;
 	switch (res->status) {
@@ -99,9 +99,9 @@ static json_t *contributor_json(const struct attrib_contrib *c)
 {
 	bool has_id = c->kind == AK_IRQ || c->kind == AK_SOFTIRQ || c->kind == AK_VECTOR ||
 		      c->kind == AK_IDLE_EXIT;
-	json_t *o = json_pack("{s:s, s:s, s:o, s:I}", "kind", attrib_kind_name(c->kind), "name",
-			      c->name, "id", has_id ? json_integer(c->id) : json_null(), "ns",
-			      (json_int_t)c->ns);
+	json_t *o =
+	    json_pack("{s:s, s:s, s:o, s:I}", "kind", attrib_kind_name(c->kind), "name", c->name,
+		      "id", has_id ? json_integer(c->id) : json_null(), "ns", (json_int_t)c->ns);
 
 	if (o && c->kind == AK_TASK) {
 		json_object_set_new(o, "pid", json_integer(c->pid));
@@ -114,11 +114,11 @@ static json_t *contributor_json(const struct attrib_contrib *c)
 static json_t *top_json(const struct attrib_agg_top *t)
 {
 	json_t *contrib = json_array();
-	json_t *o = json_pack("{s:I, s:I, s:o, s:o, s:o, s:s, s:s}", "t_ns", (json_int_t)t->t_ns,
-			      "latency_ns", (json_int_t)t->latency_ns, "irq_ns",
-			      ns_or_null(t->res.irq_ns), "thread_ns", ns_or_null(t->res.thread_ns),
-			      "user_ns", ns_or_null(t->res.user_ns), "cause", t->res.cause,
-			      "verdict", t->res.verdict);
+	json_t *o =
+	    json_pack("{s:I, s:I, s:o, s:o, s:o, s:s, s:s}", "t_ns", (json_int_t)t->t_ns,
+		      "latency_ns", (json_int_t)t->latency_ns, "irq_ns", ns_or_null(t->res.irq_ns),
+		      "thread_ns", ns_or_null(t->res.thread_ns), "user_ns",
+		      ns_or_null(t->res.user_ns), "cause", t->res.cause, "verdict", t->res.verdict);
 
 	for (unsigned i = 0; contrib && i < t->res.n; i++)
 		json_array_append_new(contrib, contributor_json(&t->res.c[i]));

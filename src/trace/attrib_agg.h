@@ -41,8 +41,8 @@ struct attrib_agg {
 
 /* One spike: at t_ns since the run's start, latency_ns against threshold_ns,
  * with its analysis.  0 or -ENOMEM (then the spike is counted, not kept). */
-int attrib_agg_add(struct attrib_agg *a, uint64_t t_ns, uint64_t latency_ns,
-		   uint64_t threshold_ns, const struct attrib_result *res);
+int attrib_agg_add(struct attrib_agg *a, uint64_t t_ns, uint64_t latency_ns, uint64_t threshold_ns,
+		   const struct attrib_result *res);
 /* The series entry; NULL on ENOMEM. */
 json_t *attrib_agg_json(const struct attrib_agg *a, const char *probe, int cpu, const char *phase,
 			uint64_t threshold_ns);

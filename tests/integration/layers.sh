@@ -15,6 +15,7 @@ layer_of() {
 	src/main.c) echo main ;;
 	src/app/*) echo app ;;
 	src/probe/*) echo probe ;;
+	src/trace/*) echo trace ;;
 	src/record/*) echo record ;;
 	src/model/*) echo model ;;
 	src/sys/*) echo sys ;;
@@ -33,9 +34,10 @@ declare -A allowed=(
 	[probe]="lib sys record probe"
 	[model]="lib record model"
 	[reports]="lib record model reports"
+	[trace]="lib sys record trace"
 	[loads]="lib sys loads"
-	[app]="lib sys record probe model reports loads app"
-	[main]="lib sys record probe model reports loads app"
+	[app]="lib sys record probe trace model reports loads app"
+	[main]="lib sys record probe trace model reports loads app"
 )
 
 # Documented exceptions, FILE:HEADER; nothing may be added here without a
