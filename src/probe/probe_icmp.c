@@ -174,7 +174,7 @@ struct icmp_msg {
 
 /* One probe thread's: allocated in its prepare, on its CPU, and linked into
  * the family's list so that the counters outlive the thread (the report is
- * built after cleanup) and stay reachable until exit. */
+ * built after cleanup); icmp_unconfigure frees them after the report. */
 struct icmp_slot {
 	struct icmp_slot *next;
 	unsigned index; /* order of prepare; 0 measures the clock offset */
@@ -791,6 +791,19 @@ static void icmp_cleanup(struct probe_thread *t)
 	s->ring = NULL; /* the slot stays: the report reads its counters */
 }
 
+/* After the report is built (probe_config_free): the slots and the conf. */
+static void icmp_unconfigure(struct probe_config *pc)
+{
+	struct icmp_conf *c = pc->conf;
+
+	for (struct icmp_slot *s = c->slots, *next; s; s = next) {
+		next = s->next;
+		free(s->ring);
+		free(s);
+	}
+	free(c);
+}
+
 /* ----------------------------------------------------------- counters -- */
 
 static void icmp_put(json_t *out, const char *key, uint64_t v)
@@ -837,6 +850,7 @@ const struct probe_ops probe_icmp_ops = {
 	.options = icmp_options,
 	.results = icmp_results,
 	.configure = icmp_configure,
+	.unconfigure = icmp_unconfigure,
 	.prepare = icmp_prepare,
 	.run = icmp_run,
 	.cleanup = icmp_cleanup,
