@@ -100,6 +100,23 @@ void phase_switch(struct phase_plan *p, unsigned next, uint64_t t_ns)
 	open_at(p, t_ns);
 }
 
+unsigned phase_at(const struct phase_plan *p, uint64_t t_ns)
+{
+	if (!p->open || t_ns >= p->cur_start)
+		return p->current;
+	for (unsigned k = 0; k < p->n; k++) {
+		size_t i;
+		json_t *occ;
+		json_array_foreach (p->occurrences[k], i, occ) {
+			uint64_t a = (uint64_t)json_integer_value(json_array_get(occ, 0));
+			uint64_t b = (uint64_t)json_integer_value(json_array_get(occ, 1));
+			if (t_ns >= a && t_ns < b)
+				return k;
+		}
+	}
+	return p->current;
+}
+
 uint64_t phase_load_active_ns(const struct phase_plan *p, unsigned i)
 {
 	uint64_t t = 0;

@@ -45,6 +45,9 @@ void phase_end(struct phase_plan *p, uint64_t t_ns);
  * to `next` before anything slow (the system counters) is read. */
 void phase_switch(struct phase_plan *p, unsigned next, uint64_t t_ns);
 /* How long load instance i was scheduled to run. */
+/* The phase whose occurrence holds t_ns (since start): the current one
+ * from its start on, else a closed occurrence; the current one if none. */
+unsigned phase_at(const struct phase_plan *p, uint64_t t_ns);
 uint64_t phase_load_active_ns(const struct phase_plan *p, unsigned i);
 /* The report's "phases" array. */
 json_t *phase_report(const struct phase_plan *p, const struct run_config *cfg);

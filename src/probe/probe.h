@@ -76,6 +76,14 @@ struct probe_ops {
 	const char *(*unavailable)(void);
 	/* Result names, NULL-terminated; the first is the probe's own name. */
 	const char *const *results;
+	/* How a spike of the first result is explained (--trace): the
+	 * sample's time (probe_record's `at`) is the start of its latency
+	 * window, a deadline, or with at_wakeup its end, the wake-up (round
+	 * trips: the window is [at - latency, at]).  hrtimer: the window
+	 * starts at the expiry of the probe thread's own hrtimer, which
+	 * splits it into IRQ and thread latency. */
+	bool at_wakeup;
+	bool hrtimer;
 	/* Optional, in the CLI once every option is known: check pc->val[]
 	 * against each other, the machine and env (resolve a host, check a
 	 * CPU); may set pc->results, pc->interval_ns and pc->conf.  0, or

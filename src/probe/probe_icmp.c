@@ -849,6 +849,7 @@ const struct probe_ops probe_icmp_ops = {
 		   "receive timestamp (icmp.stack/icmp.wakeup)",
 	.options = icmp_options,
 	.results = icmp_results,
+	.at_wakeup = true,
 	.configure = icmp_configure,
 	.unconfigure = icmp_unconfigure,
 	.prepare = icmp_prepare,

@@ -441,6 +441,7 @@ const struct probe_ops probe_net_ops = {
 	.options = net_options,
 	.aliases = net_aliases,
 	.results = net_local_results,
+	.at_wakeup = true,
 	.configure = net_configure,
 	.unconfigure = net_unconfigure,
 	.echo = net_echo,

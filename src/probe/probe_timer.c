@@ -88,5 +88,6 @@ const struct probe_ops probe_timer_ops = {
 	.name = "timer",
 	.summary = "timer wake-up latency: clock_nanosleep(TIMER_ABSTIME) on CLOCK_MONOTONIC",
 	.results = timer_results,
+	.hrtimer = true,
 	.run = timer_run,
 };
