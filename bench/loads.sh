@@ -33,10 +33,14 @@
 #      whose allocation was seen in the window is "matched", and "cross" if
 #      it ran on another CPU.  Figures are scaled back by 2^SAMPLE_BITS.
 #      Allocations over 8 KiB (the page allocator's, not a slab's) are left
-#      out, and so are objects that tasks other than the load's allocated
-#      (the comm of the allocating task must match HB_COMM or SLAB_COMM), so
-#      a shared machine's background does not count.  Goal: slab's cross-CPU
-#      frees/s >= 2x hackbench's.  Neither
+#      out, and so are objects that no process of the load allocated (the
+#      processes under hackbench's, or under rtsoak's, pid), so a shared
+#      machine's background does not count (idle: nothing to count).  Goal:
+#      slab's cross-CPU frees/s >= 2x hackbench's.  Also printed: the same
+#      per CPU second the load's processes used in the window (user + system,
+#      /proc/PID/stat): on a busy machine CFS gives hackbench's 40 processes
+#      a bigger share of the CPUs than the slab load's 6, and frees per CPU
+#      second are what does not move with the machine's other work.  Neither
 #      figure sees local frees to a slab that is not the CPU's own (also slow
 #      path; telling them apart needs CONFIG_SLUB_STATS or kprobes, which
 #      this kernel has not), nor the IRQs-off time itself (no irqsoff tracer).
@@ -62,9 +66,7 @@
 #   default: rtsoak's own), ONLY (slab or cpu: run one measurement), RAW (0).
 #   LOAD_DRIVER: instead of rtsoak, run each load as `$LOAD_DRIVER SPEC:cpus=$LOAD_CPUS
 #   SECONDS` (a test driver that runs one load for SECONDS and exits).
-#   XCPU (1; 0: raw frees/s only, as before), SAMPLE_BITS (5: 1 address in 32),
-#   HB_COMM (^hackbench$), SLAB_COMM (^rtsoak-slab/; with LOAD_DRIVER: empty,
-#   every task): awk regular expressions for the allocating task's comm.
+#   XCPU (1; 0: raw frees/s only, as before), SAMPLE_BITS (5: 1 address in 32).
 #   Exit status: 0 whatever the figures; 2 missing tools or binary; 1 a run
 #   failed.  About ROUNDS * (5 * WINDOW + 2 * WARMUP + 3) + WARMUP + WINDOW + 1 s
 #   (65 s at the defaults; XCPU=0: ROUNDS * (3 * WINDOW + 2 * WARMUP + 1) +
@@ -83,9 +85,6 @@ ONLY=${ONLY:-}
 RAW=${RAW:-0}
 XCPU=${XCPU:-1}
 SAMPLE_BITS=${SAMPLE_BITS:-5}
-HB_COMM=${HB_COMM-^hackbench\$}
-# A test driver's tasks have names of their own: count every task's objects.
-if [[ -n ${LOAD_DRIVER:-} ]]; then SLAB_COMM=${SLAB_COMM-}; else SLAB_COMM=${SLAB_COMM-^rtsoak-slab/}; fi
 EVENTS="kmem:kfree and kmem:kmem_cache_free"
 if [[ $RAW == 1 ]]; then
 	PERF_EVENTS=(-e kmem:kfree -e kmem:kmem_cache_free)
@@ -117,9 +116,10 @@ for e in kmalloc kmem_cache_alloc kfree kmem_cache_free; do
 	XEVENTS+=(-e "kmem:$e" --filter "$XFILTER")
 done
 # A load runs for the warm-up, the window(s) and a second to spare (two more
-# for the cross-CPU window: perf record's start and stop).
+# for the cross-CPU window: perf record's start and stop, which take a while
+# on a busy machine).
 DURATION=$((WARMUP + WINDOW + 1))
-((XCPU == 0)) || DURATION=$((DURATION + WINDOW + 2))
+((XCPU == 0)) || DURATION=$((DURATION + WINDOW + 3))
 
 # --- tools -----------------------------------------------------------------
 find_tools() {
@@ -222,27 +222,50 @@ frees_per_sec() {
 		{ cat "$tmp/perf.csv" >&2; die "perf could not count $EVENTS"; }
 }
 
-# Cross-CPU frees per second over WINDOW seconds from now, of the objects
-# allocated by tasks whose comm matches the regular expression $1 (empty:
-# any task) -> XFREES (cross, scaled), XMATCHED (matched frees, scaled),
-# XSHARE (% of matched that are cross).
-cross_frees_per_sec() {
-	perf record -q -a -o "$tmp/x.data" "${XEVENTS[@]}" -- sleep "$WINDOW" \
+# "PID TICKS" (user + system clock ticks) of every process under pid $1,
+# not $1 itself (hackbench's parent and rtsoak's main process only wait).
+tree_ticks() {
+	# A process that ends between the glob and the read makes cat fail.
+	{ cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk -v root="$1" '
+		{ pid = $1; sub(/^.*\) /, ""); ppid[pid] = $2; t[pid] = $12 + $13 }
+		END { for (p in ppid) { q = ppid[p]; while (q > 1 && q != root) q = ppid[q]
+			if (q == root) print p, t[p] } }'
+}
+
+# Record the kmem events over WINDOW seconds from now, and the CPU time
+# (XCPU_S, seconds) and pids of the processes under pid $1.
+record_cross() {
+	# The CPU times are read by the command perf runs: perf starts it once
+	# the events are on and stops them when it ends, so both cover the
+	# same window however long perf takes to start and stop on a busy
+	# machine.
+	perf record -q -a -o "$tmp/x.data" "${XEVENTS[@]}" -- bash -c "$(declare -f tree_ticks)
+		tree_ticks $1 >'$tmp/t0'; sleep $WINDOW; tree_ticks $1 >'$tmp/t1'" \
 		>/dev/null 2>"$tmp/x.err" || { cat "$tmp/x.err" >&2; die "perf record failed"; }
+	kill -0 "$1" 2>/dev/null || die "the load ended before the cross-CPU window did"
+	# A process that ended in the window is missed; one that started in it
+	# counts whole.
+	XCPU_S=$(awk -v hz="$(getconf CLK_TCK)" 'FNR == NR { t0[$1] = $2; next }
+		{ s += $2 - ($1 in t0 ? t0[$1] : 0) } END { printf "%.3f\n", s / hz }' "$tmp/t0" "$tmp/t1")
+	cat "$tmp/t0" "$tmp/t1" | awk '{ print $1 }' | sort -u >"$tmp/pids"
+}
+
+# Count what record_cross recorded (run once the load is stopped, so as not
+# to compete with it for the CPUs) -> XFREES (cross-CPU frees/s, scaled),
+# XMATCHED (matched frees/s, scaled), XSHARE (% of matched that are cross),
+# XPERCPU (cross-CPU frees per CPU second of the load's processes).
+count_cross() {
 	# perf says so on stderr when its buffers overflowed: the figure would
 	# miss events, and not evenly.
 	if grep -qi 'lost' "$tmp/x.err"; then
 		cat "$tmp/x.err" >&2
 		echo "$ME: warning: perf lost events in the cross-CPU window; raise SAMPLE_BITS" >&2
 	fi
-	read -r XFREES XMATCHED XSHARE < <(perf script -i "$tmp/x.data" -F comm,cpu,event,trace 2>/dev/null |
-		awk -v w="$WINDOW" -v scale=$((1 << SAMPLE_BITS)) -v want="$1" '
-		# A comm may hold spaces: the CPU field ("[001]") ends it.
-		{ j = 0; for (i = 1; i <= NF && !j; i++) if ($i ~ /^\[[0-9]+\]$/) j = i
-		  if (!j) next
-		  comm = $1; for (i = 2; i < j; i++) comm = comm " " $i
-		  cpu = $j; ev = $(j + 1); ptr = ""; big = 0
-		  for (i = j + 2; i <= NF; i++) {
+	read -r XFREES XMATCHED XSHARE XPERCPU < <(perf script -i "$tmp/x.data" -F pid,cpu,event,trace \
+		2>/dev/null | awk -v w="$WINDOW" -v scale=$((1 << SAMPLE_BITS)) -v cpu_s="$XCPU_S" '
+		FNR == NR { mine[$1] = 1; next }
+		{ pid = $1; cpu = $2; ev = $3; ptr = ""; big = 0
+		  for (i = 4; i <= NF; i++) {
 			if ($i ~ /^ptr=/) ptr = substr($i, 5)
 			else if ($i ~ /^bytes_alloc=/ && substr($i, 13) + 0 > 8192) big = 1
 		  } }
@@ -250,11 +273,12 @@ cross_frees_per_sec() {
 		# Only objects the load allocated: not the background of a
 		# shared machine.  Any free of them counts, whoever runs it.
 		ev ~ /^kmem:(kmalloc|kmem_cache_alloc):$/ {
-			if (big || (want != "" && comm !~ want)) delete at[ptr]; else at[ptr] = cpu; next }
+			if (big || !(pid in mine)) delete at[ptr]; else at[ptr] = cpu; next }
 		ev ~ /^kmem:(kfree|kmem_cache_free):$/ && (ptr in at) {
 			matched++; if (at[ptr] != cpu) cross++; delete at[ptr] }
-		END { printf "%d %d %.1f\n", cross * scale / w, matched * scale / w,
-			(matched ? 100 * cross / matched : 0) }')
+		END { printf "%d %d %.1f %d\n", cross * scale / w, matched * scale / w,
+			(matched ? 100 * cross / matched : 0), (cpu_s > 0 ? cross * scale / cpu_s : 0) }' \
+		"$tmp/pids" -)
 	rm -f "$tmp/x.data"
 	[[ -n $XSHARE ]] || die "could not read perf's record of the kmem events"
 }
@@ -267,18 +291,20 @@ measure_hackbench_frees() {
 	start_hackbench
 	sleep "$WARMUP"
 	frees_per_sec
-	((XCPU == 0)) || cross_frees_per_sec "$HB_COMM"
+	((XCPU == 0)) || record_cross "$HB_PID"
 	kill -0 "$HB_PID" 2>/dev/null ||
 		{ cat "$tmp/hackbench.out" >&2; die "hackbench ended before the window did: raise -l in HACKBENCH_ARGS"; }
 	stop_hackbench
+	((XCPU == 0)) || count_cross
 }
 
 measure_slab_frees() {
 	start_load "$SLAB_SPEC"
 	sleep "$WARMUP"
 	frees_per_sec
-	((XCPU == 0)) || cross_frees_per_sec "$SLAB_COMM"
+	((XCPU == 0)) || record_cross "$LOAD_PID"
 	wait_load
+	((XCPU == 0)) || count_cross
 }
 
 # Busy share (%) of each load CPU over WINDOW seconds from now, as "cpuN=P"
@@ -316,12 +342,14 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'
 report_slab() {
 	local r idle hb slab ratios=() idles=() hbs=() slabs=()
 	local xhb xslab xhbs=() xslabs=() xratios=() shb sslab shbs=() sslabs=()
+	local phb pslab phbs=() pslabs=() pratios=()
 	echo "slab: kernel slab frees/s ($EVENTS, all CPUs), ${WINDOW} s windows"
 	echo "      load CPUs $LOAD_CPUS; hackbench $HACKBENCH_ARGS; rtsoak --loads $SLAB_SPEC"
 	if ((XCPU)); then
-		echo "      cross: frees on another CPU than the allocation's (1 address in $((1 << SAMPLE_BITS)), scaled), next ${WINDOW} s window"
-		printf '  %-6s %10s | %10s %10s %7s | %10s %10s %7s | %7s\n' round idle \
-			hackbench slab ratio 'hb cross' 'slab cross' ratio 'cross %'
+		echo "      cross: frees on another CPU than the allocation's, of objects the load allocated"
+		echo "      (1 address in $((1 << SAMPLE_BITS)), scaled), next ${WINDOW} s window; per CPU s: of the load's processes"
+		printf '  %-6s %8s | %9s %9s %6s | %9s %9s %6s | %7s | %9s %9s %6s\n' round idle \
+			hackbench slab ratio 'hb cross' 'slab' ratio 'cross %' 'hb /CPUs' 'slab' ratio
 	else
 		printf '  %-6s %12s %12s %12s %8s\n' round idle hackbench slab ratio
 	fi
@@ -329,16 +357,18 @@ report_slab() {
 		measure_idle_frees
 		idle=$FREES
 		measure_hackbench_frees
-		hb=$FREES xhb=${XFREES:-0} shb=${XSHARE:-0}
+		hb=$FREES xhb=${XFREES:-0} shb=${XSHARE:-0} phb=${XPERCPU:-0}
 		measure_slab_frees
-		slab=$FREES xslab=${XFREES:-0} sslab=${XSHARE:-0}
+		slab=$FREES xslab=${XFREES:-0} sslab=${XSHARE:-0} pslab=${XPERCPU:-0}
 		idles+=("$idle") hbs+=("$hb") slabs+=("$slab")
 		ratios+=("$(ratio "$slab" "$hb")")
 		if ((XCPU)); then
 			xhbs+=("$xhb") xslabs+=("$xslab") shbs+=("$shb") sslabs+=("$sslab")
-			xratios+=("$(ratio "$xslab" "$xhb")")
-			printf '  %-6s %10d | %10d %10d %6sx | %10d %10d %6sx | %3.0f/%-3.0f\n' "$r" "$idle" \
-				"$hb" "$slab" "${ratios[-1]}" "$xhb" "$xslab" "${xratios[-1]}" "$shb" "$sslab"
+			phbs+=("$phb") pslabs+=("$pslab")
+			xratios+=("$(ratio "$xslab" "$xhb")") pratios+=("$(ratio "$pslab" "$phb")")
+			printf '  %-6s %8d | %9d %9d %5sx | %9d %9d %5sx | %3.0f/%-3.0f | %9d %9d %5sx\n' \
+				"$r" "$idle" "$hb" "$slab" "${ratios[-1]}" "$xhb" "$xslab" "${xratios[-1]}" \
+				"$shb" "$sslab" "$phb" "$pslab" "${pratios[-1]}"
 		else
 			printf '  %-6s %12d %12d %12d %7sx\n' "$r" "$idle" "$hb" "$slab" "${ratios[-1]}"
 		fi
@@ -348,16 +378,20 @@ report_slab() {
 	slab=$(printf '%s\n' "${slabs[@]}" | median)
 	r=$(printf '%s\n' "${ratios[@]}" | median)
 	if ((XCPU)); then
-		local xr
+		local xr pr
 		xhb=$(printf '%s\n' "${xhbs[@]}" | median)
 		xslab=$(printf '%s\n' "${xslabs[@]}" | median)
 		shb=$(printf '%s\n' "${shbs[@]}" | median)
 		sslab=$(printf '%s\n' "${sslabs[@]}" | median)
+		phb=$(printf '%s\n' "${phbs[@]}" | median)
+		pslab=$(printf '%s\n' "${pslabs[@]}" | median)
 		xr=$(printf '%s\n' "${xratios[@]}" | median)
-		printf '  %-6s %10.0f | %10.0f %10.0f %6.2fx | %10.0f %10.0f %6.2fx | %3.0f/%-3.0f\n' median \
-			"$idle" "$hb" "$slab" "$r" "$xhb" "$xslab" "$xr" "$shb" "$sslab"
-		printf '  goal: cross-CPU frees/s >= 2.00x hackbench: %s (raw frees/s %.2fx, for the record)\n' \
-			"$(awk -v r="$xr" 'BEGIN { print (r >= 2 ? "PASS" : "MISS") }')" "$r"
+		pr=$(printf '%s\n' "${pratios[@]}" | median)
+		printf '  %-6s %8.0f | %9.0f %9.0f %5.2fx | %9.0f %9.0f %5.2fx | %3.0f/%-3.0f | %9.0f %9.0f %5.2fx\n' \
+			median "$idle" "$hb" "$slab" "$r" "$xhb" "$xslab" "$xr" "$shb" "$sslab" \
+			"$phb" "$pslab" "$pr"
+		printf '  goal: cross-CPU frees/s >= 2.00x hackbench: %s (%.2fx); per CPU second %.2fx; raw frees/s %.2fx\n' \
+			"$(awk -v r="$xr" 'BEGIN { print (r >= 2 ? "PASS" : "MISS") }')" "$xr" "$pr" "$r"
 	else
 		printf '  %-6s %12.0f %12.0f %12.0f %7.2fx  goal >= 2.00x: %s\n' median "$idle" "$hb" "$slab" \
 			"$r" "$(awk -v r="$r" 'BEGIN { print (r >= 2 ? "PASS" : "MISS") }')"
