@@ -71,12 +71,13 @@
 #   SLAB_SPEC (slab), CPU_SPEC (cpu:load=50), WORKDIR (rtsoak --workdir;
 #   default: rtsoak's own), ONLY (slab or cpu: run one measurement), RAW (0).
 #   LOAD_DRIVER: instead of rtsoak, run each load as `$LOAD_DRIVER SPEC:cpus=$LOAD_CPUS
-#   SECONDS` (a test driver that runs one load for SECONDS and exits).
+#   SECONDS` (a test driver that runs one load for SECONDS and exits; it is
+#   stopped with SIGTERM once measured, and must then exit 0 or by the signal).
 #   XCPU (1; 0: raw frees/s only, as before), SAMPLE_BITS (5: 1 address in 32).
 #   Exit status: 0 whatever the figures; 2 missing tools or binary; 1 a run
-#   failed.  About ROUNDS * (5 * WINDOW + 2 * WARMUP + 3) + WARMUP + WINDOW + 1 s
-#   (65 s at the defaults; XCPU=0: ROUNDS * (3 * WINDOW + 2 * WARMUP + 1) +
-#   WARMUP + WINDOW + 1, 41 s).
+#   failed.  About ROUNDS * (3 * WINDOW + 2 * WARMUP) + WARMUP + WINDOW s
+#   plus perf's start, stop and the parsing of its record: 60-80 s at the
+#   defaults on a busy 2-CPU VM (XCPU=0: ~35 s).
 set -euo pipefail
 
 LOAD_CPUS=${LOAD_CPUS:-0-1}
@@ -121,11 +122,11 @@ XEVENTS=()
 for e in kmalloc kmem_cache_alloc kfree kmem_cache_free; do
 	XEVENTS+=(-e "kmem:$e" --filter "$XFILTER")
 done
-# A load runs for the warm-up, the window(s) and a second to spare (two more
-# for the cross-CPU window: perf record's start and stop, which take a while
-# on a busy machine).
-DURATION=$((WARMUP + WINDOW + 1))
-((XCPU == 0)) || DURATION=$((DURATION + WINDOW + 3))
+# A load is stopped (SIGTERM: rtsoak writes its report and exits 0) once
+# its windows are measured; DURATION only bounds it.  perf takes seconds to
+# start and stop on a busy machine, so a duration of just the windows would
+# end the load inside the last one.
+DURATION=$((WARMUP + 2 * WINDOW + 60))
 
 # --- tools -----------------------------------------------------------------
 find_tools() {
@@ -187,10 +188,16 @@ start_load() {
 	LOAD_PID=$!
 }
 
-wait_load() {
-	if ! wait "$LOAD_PID"; then
+# Stop the load (it has been measured) and check that it ran well.
+stop_load() {
+	local rc=0
+	kill -0 "$LOAD_PID" 2>/dev/null ||
+		{ cat "$tmp/load.out" >&2; die "the load ended before it was measured (see above)"; }
+	kill -TERM "$LOAD_PID" 2>/dev/null || true
+	wait "$LOAD_PID" || rc=$?
+	if ((rc != 0)) && ! [[ -n ${LOAD_DRIVER:-} && $rc == 143 ]]; then
 		cat "$tmp/load.out" >&2
-		die "the load run failed (see above)"
+		die "the load run failed (exit $rc; see above)"
 	fi
 	LOAD_PID=''
 }
@@ -309,7 +316,7 @@ measure_slab_frees() {
 	sleep "$WARMUP"
 	frees_per_sec
 	((XCPU == 0)) || record_cross "$LOAD_PID"
-	wait_load
+	stop_load
 	((XCPU == 0)) || count_cross
 }
 
@@ -335,7 +342,7 @@ measure_cpu_busy() {
 	start_load "$CPU_SPEC"
 	sleep "$WARMUP"
 	cpu_busy
-	wait_load
+	stop_load
 }
 
 median() {
