@@ -20,20 +20,26 @@ rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <bad.err)" -eq 1 ] && grep -q '^rtsoak: .*free' bad.err && [ ! -e bad.json ]
 ok $? "free=far: exit 2 with one line naming the option, no report (rc $rc: $(head -c 200 bad.err))"
 
-# Sample the allowed CPUs of each rtsoak-slab/ worker of this run, every
-# 20 ms for ~2 s, as lines "PID CPULIST" into $1.
+# Sample the allowed CPUs of each rtsoak-slab/ worker of this run for 2 s,
+# as lines "PID CPULIST" into $1.  The workers are found once (tagged_pids
+# reads every process's environment: too slow to repeat), and the samples are
+# read with builtins only: on a busy machine a fork per sample would leave
+# only a few.
 sample_affinity() {
-	local i p
+	local p k v workers=() end
 	: >"$1"
-	for ((i = 0; i < 100; i++)); do
-		for p in $(tagged_pids); do
-			case $(cat "/proc/$p/comm" 2>/dev/null) in
-			rtsoak-slab/*)
-				sed -n "s/^Cpus_allowed_list:[[:space:]]*/$p /p" "/proc/$p/status" 2>/dev/null >>"$1"
-				;;
-			esac
-		done
-		sleep 0.02
+	for p in $(tagged_pids); do
+		case $(cat "/proc/$p/comm" 2>/dev/null) in
+		rtsoak-slab/*) workers+=("$p") ;;
+		esac
+	done
+	end=$((${EPOCHREALTIME/./} + 2000000))
+	while ((${EPOCHREALTIME/./} < end)); do
+		for p in "${workers[@]}"; do
+			while read -r k v; do
+				[[ $k == Cpus_allowed_list: ]] && echo "$p $v"
+			done <"/proc/$p/status" 2>/dev/null
+		done >>"$1"
 	done
 }
 
@@ -44,7 +50,7 @@ for f in next own; do
 	rtsoak_tagged run --duration 3s --cpus 0 --loads "slab:mode=bulk:free=$f" --load-cpus 0-1 \
 		--workdir "$WORK/wd" -q -o "$f.json" 2>"$f.err" &
 	pid=$!
-	sleep 0.5
+	sleep 0.8
 	sample_affinity "aff-$f"
 	wait $pid
 	ok $? "free=$f: run exits 0 ($(head -c 300 "$f.err"))"
@@ -53,10 +59,10 @@ for f in next own; do
 done
 
 [ "$(cut -d' ' -f1 aff-next | sort -u | wc -l)" -eq 2 ] && [ "$(movers aff-next)" -ge 1 ]
-ok $? "free=next: a bulk worker is seen allowed on each CPU in turn ($(sort aff-next | uniq -c | tr '\n' ';'))"
+ok $? "free=next: a bulk worker is seen allowed on each CPU in turn ($(sort aff-next | uniq -c | tr -s ' \n' ' ;'))"
 [ "$(cut -d' ' -f1 aff-own | sort -u | wc -l)" -eq 2 ] && [ "$(movers aff-own)" -eq 0 ] &&
 	[ "$(cut -d' ' -f2 aff-own | sort -u | tr '\n' ' ')" = "0 1 " ]
-ok $? "free=own: each bulk worker stays on its own CPU, one per CPU ($(sort aff-own | uniq -c | tr '\n' ';'))"
+ok $? "free=own: each bulk worker stays on its own CPU, one per CPU ($(sort aff-own | uniq -c | tr -s ' \n' ' ;'))"
 
 rtsoak_tagged run --duration 2s --cpus 0 --loads slab:mode=files:free=next --load-cpus 0-1 \
 	--workdir "$WORK/wd" -q -o files.json 2>files.err
