@@ -111,8 +111,9 @@ done
 [[ -z $ONLY || $ONLY == slab || $ONLY == cpu ]] || missing "ONLY must be slab or cpu (got '$ONLY')"
 [[ $RAW == 0 || $RAW == 1 ]] || missing "RAW must be 0 or 1 (got '$RAW')"
 [[ $XCPU == 0 || $XCPU == 1 ]] || missing "XCPU must be 0 or 1 (got '$XCPU')"
-[[ $SAMPLE_BITS =~ ^[0-9]+$ ]] && ((SAMPLE_BITS <= 16)) ||
+if ! [[ $SAMPLE_BITS =~ ^[0-9]+$ ]] || ((SAMPLE_BITS > 16)); then
 	missing "SAMPLE_BITS must be an integer 0..16 (got '$SAMPLE_BITS')"
+fi
 # The address bits that pick the sampled objects: 12 .. 12 + SAMPLE_BITS - 1.
 # Bit 12 up: below it, in a small cache, the bits would pick some objects of
 # every slab page; from it up, whole pages, whatever the object size.
@@ -265,7 +266,7 @@ record_cross() {
 
 # Count what record_cross recorded (run once the load is stopped, so as not
 # to compete with it for the CPUs) -> XFREES (cross-CPU frees/s, scaled),
-# XMATCHED (matched frees/s, scaled), XSHARE (% of matched that are cross),
+# XSHARE (% of the matched frees that are cross),
 # XPERCPU (cross-CPU frees per CPU second of the load's processes).
 count_cross() {
 	# perf says so on stderr when its buffers overflowed: the figure would
@@ -274,7 +275,7 @@ count_cross() {
 		cat "$tmp/x.err" >&2
 		echo "$ME: warning: perf lost events in the cross-CPU window; raise SAMPLE_BITS" >&2
 	fi
-	read -r XFREES XMATCHED XSHARE XPERCPU < <(perf script -i "$tmp/x.data" -F pid,cpu,event,trace \
+	read -r XFREES XSHARE XPERCPU < <(perf script -i "$tmp/x.data" -F pid,cpu,event,trace \
 		2>/dev/null | awk -v w="$WINDOW" -v scale=$((1 << SAMPLE_BITS)) -v cpu_s="$XCPU_S" '
 		FNR == NR { mine[$1] = 1; next }
 		{ pid = $1; cpu = $2; ev = $3; ptr = ""; big = 0
@@ -289,8 +290,8 @@ count_cross() {
 			if (big || !(pid in mine)) delete at[ptr]; else at[ptr] = cpu; next }
 		ev ~ /^kmem:(kfree|kmem_cache_free):$/ && (ptr in at) {
 			matched++; if (at[ptr] != cpu) cross++; delete at[ptr] }
-		END { printf "%d %d %.1f %d\n", cross * scale / w, matched * scale / w,
-			(matched ? 100 * cross / matched : 0), (cpu_s > 0 ? cross * scale / cpu_s : 0) }' \
+		END { printf "%d %.1f %d\n", cross * scale / w, (matched ? 100 * cross / matched : 0),
+			(cpu_s > 0 ? cross * scale / cpu_s : 0) }' \
 		"$tmp/pids" -)
 	rm -f "$tmp/x.data"
 	[[ -n $XSHARE ]] || die "could not read perf's record of the kmem events"
