@@ -45,8 +45,11 @@
  *  (free=own), most of these frees hit the CPU's own slab: the fast path,
  *  which is what any busy program (hackbench) already does.  The move costs
  *  two sched_setaffinity() calls per batch of `batch` objects; the stopper
- *  that migrates a running task runs on the CPU it leaves, where the worker
- *  itself was running, so it preempts nothing else.
+ *  that migrates a running task runs on the CPU it leaves, in place of the
+ *  worker that asked, for microseconds.  The workers' phases are not
+ *  synchronized, so in mode bulk or files alone two of them often crowd one
+ *  CPU (bench/HISTORY.md, 2026-12-01); in mode all each CPU keeps its sender
+ *  and receiver.
  *
  * One op is one object allocated and freed: a datagram received, a
  * descriptor closed or a file unlinked.  Senders count no ops (their
