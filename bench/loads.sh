@@ -39,7 +39,7 @@
 #      machine's background does not count (idle: nothing to count).  The
 #      same figure per CPU second the load's processes used in the window
 #      (user + system from /proc/PID/stat; the "CPU s" column) is the goal:
-#      on a busy machine CFS gives hackbench's 40 processes a bigger share of
+#      on a busy machine CFS gives hackbench's 80 processes a bigger share of
 #      the CPUs than the slab load's 6 workers, so per second the two
 #      compare their shares of the machine; per CPU second they compare how
 #      hard each presses on the slow path with the CPU it gets, which is
