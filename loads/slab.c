@@ -37,6 +37,19 @@
  *  - files (mode files): cycles of `batch` small files created in the run's
  *    private directory in --workdir
  *    then unlinked (dentries, inodes, the file system's own objects).
+ *  With free=next (the default) a bulk or files worker on load CPU k creates
+ *  its batch there and moves to load CPU k+1 (mod n) to free it, then back:
+ *  so the whole batch is freed remotely, every free takes __slab_free()
+ *  (the object's slab is never the freeing CPU's own), and the emptied slabs
+ *  pile onto that CPU's partial list.  Freed on the CPU that allocated them
+ *  (free=own), most of these frees hit the CPU's own slab: the fast path,
+ *  which is what any busy program (hackbench) already does.  The move costs
+ *  two sched_setaffinity() calls per batch of `batch` objects; the stopper
+ *  that migrates a running task runs on the CPU it leaves, in place of the
+ *  worker that asked, for microseconds.  The workers' phases are not
+ *  synchronized, so in mode bulk or files alone two of them often crowd one
+ *  CPU (bench/HISTORY.md, 2026-12-01); in mode all each CPU keeps its sender
+ *  and receiver.
  *
  * One op is one object allocated and freed: a datagram received, a
  * descriptor closed or a file unlinked.  Senders count no ops (their
@@ -89,6 +102,8 @@ enum role { ROLE_SEND, ROLE_RECV, ROLE_BULK, ROLE_FILES };
 enum kind { KIND_UNIX, KIND_UDP, KIND_PIPE, KIND_EVENTFD, KIND_EPOLL, KIND_FILE, KIND_MAX };
 
 static const char *const mode_choices[] = { "all", "cross", "bulk", "files", NULL };
+enum free_at { FREE_NEXT, FREE_OWN };
+static const char *const free_choices[] = { "next", "own", NULL };
 
 static const struct opt slab_options[] = {
 	{ .name = "mode",
@@ -109,6 +124,12 @@ static const struct opt slab_options[] = {
 	  .min = 1,
 	  .max = 65000,
 	  .help = "datagram payload, bytes" },
+	{ .name = "free",
+	  .type = LOAD_OPT_CHOICE,
+	  .def = "next",
+	  .choices = free_choices,
+	  .help = "where bulk and files cycles free their batch: next: on the next load CPU "
+		  "(cross-CPU frees, SLUB's slow path); own: on the CPU that allocated it" },
 	{ .name = NULL },
 };
 
@@ -491,13 +512,37 @@ static int run_receiver(struct load_worker *w, unsigned k, unsigned n)
 
 /* ---- bulk create-then-free ------------------------------------------- */
 
+static void pin(struct load_worker *w, int cpu)
+{
+	cpu_set_t cs;
+
+	CPU_ZERO(&cs);
+	CPU_SET(cpu, &cs);
+	if (sched_setaffinity(0, sizeof(cs), &cs) < 0)
+		load_count_error(w->ctr, errno);
+}
+
 struct bulk {
 	int *fds;
 	unsigned n, batch;
-	int dfd;	    /* the run's private directory, for files */
-	bool off[KIND_MAX]; /* the kernel lacks it (e.g. no IPv4) */
+	int own_cpu, free_cpu; /* allocate on own_cpu, free on free_cpu */
+	int dfd;	       /* the run's private directory, for files */
+	bool off[KIND_MAX];    /* the kernel lacks it (e.g. no IPv4) */
 	char buf[FILE_BYTES];
 };
+
+/* Move to the CPU that frees the batch (free=next), or back. */
+static void to_free_cpu(struct load_worker *w, const struct bulk *b)
+{
+	if (b->free_cpu != b->own_cpu)
+		pin(w, b->free_cpu);
+}
+
+static void to_own_cpu(struct load_worker *w, const struct bulk *b)
+{
+	if (b->free_cpu != b->own_cpu)
+		pin(w, b->own_cpu);
+}
 
 /* Close our descriptors: close_range() over each run of consecutive ones
  * (a run holds only ours), so one syscall frees a whole batch. */
@@ -603,6 +648,7 @@ static void files_cycle(struct load_worker *w, struct bulk *b, uint64_t budget)
 			break;
 		}
 	}
+	to_free_cpu(w, b);
 	for (unsigned i = 0; i < made; i++) {
 		file_name(w, i, name, sizeof(name));
 		if (unlinkat(b->dfd, name, 0) == 0)
@@ -615,6 +661,7 @@ static void files_cycle(struct load_worker *w, struct bulk *b, uint64_t budget)
 		}
 	}
 	load_count(w->ctr, gone, 0);
+	to_own_cpu(w, b);
 	if (backoff)
 		load_sleep(w, 10 * MS);
 }
@@ -635,7 +682,11 @@ static void fd_cycle(struct load_worker *w, struct bulk *b, enum kind kind)
 		 * something; free what we have and give it a moment. */
 		load_count_error(w->ctr, -rc);
 	}
+	/* The __fput()s run in task_work on return from close_range(), so on
+	 * the free CPU too. */
+	to_free_cpu(w, b);
 	load_count(w->ctr, close_all(b), 0);
+	to_own_cpu(w, b);
 	if (rc < 0 && rc != -ENOSPC)
 		load_sleep(w, 10 * MS);
 }
@@ -655,12 +706,17 @@ static void raise_nofile(struct load_worker *w)
 	}
 }
 
-static int run_bulk(struct load_worker *w, bool fds, bool files)
+static int run_bulk(struct load_worker *w, bool fds, bool files, int own_cpu, int next_cpu)
 {
-	struct bulk b = { .batch = (unsigned)load_opt_int(w->inst, "batch"), .dfd = -1 };
+	struct bulk b = { .batch = (unsigned)load_opt_int(w->inst, "batch"),
+			  .dfd = -1,
+			  .own_cpu = own_cpu,
+			  .free_cpu = own_cpu };
 	uint64_t fd_ns = 0;
 	unsigned k = 0;
 
+	if ((enum free_at)load_opt_int(w->inst, "free") == FREE_NEXT)
+		b.free_cpu = next_cpu;
 	memset(b.buf, 'x', sizeof(b.buf));
 	if (fds) {
 		raise_nofile(w);
@@ -698,23 +754,19 @@ static int slab_run(struct load_worker *w)
 	unsigned nroles = roles_of(inst, roles);
 	unsigned n = (unsigned)cpuset_count(&inst->cpus);
 	unsigned k = w->id / nroles;
-	int cpu = nth_cpu(&inst->cpus, k);
-	cpu_set_t cs;
+	int cpu = nth_cpu(&inst->cpus, k), next = nth_cpu(&inst->cpus, (k + 1) % n);
 
 	/* The whole point is which CPU allocates and which frees: pin. */
-	CPU_ZERO(&cs);
-	CPU_SET(cpu, &cs);
-	if (sched_setaffinity(0, sizeof(cs), &cs) < 0)
-		load_count_error(w->ctr, errno);
+	pin(w, cpu);
 	switch (roles[w->id % nroles]) {
 	case ROLE_SEND:
 		return run_sender(w, k, n);
 	case ROLE_RECV:
 		return run_receiver(w, k, n);
 	case ROLE_BULK:
-		return run_bulk(w, true, mode == MODE_ALL);
+		return run_bulk(w, true, mode == MODE_ALL, cpu, next);
 	case ROLE_FILES:
-		return run_bulk(w, false, true);
+		return run_bulk(w, false, true, cpu, next);
 	}
 	return 1;
 }
@@ -771,8 +823,9 @@ static void slab_stats(const struct load_instance *inst, json_t *out)
 const struct load_ops load_slab_ops = {
 	.name = "slab",
 	.summary = "kernel slab churn: datagrams allocated on one load CPU and freed on the next "
-		   "(one load CPU: on itself), create-then-close batches of fds and small files; "
-		   "op = one object freed (datagram received, fd closed, file unlinked)",
+		   "(one load CPU: on itself), batches of fds and small files created on one and "
+		   "freed on the next; op = one object freed (datagram received, fd closed, file "
+		   "unlinked)",
 	.options = slab_options,
 	.check = slab_check,
 	.workers = slab_workers,
