@@ -128,6 +128,8 @@ void cli_usage(FILE *out)
 	    "      --housekeeping LIST  CPUs for rtsoak's own main thread (default: unmeasured CPUs)\n"
 	    "      --dma-latency US   hold /dev/cpu_dma_latency at US microseconds for the run\n"
 	    "      --no-rt            run as SCHED_OTHER when real-time scheduling is not allowed\n"
+	    "      --trace            explain every spike from kernel events (rtsoak's own tracefs\n"
+	    "                         instance on the measured CPUs; see WHY WAS IT LATE in rtsoak(1))\n"
 	    "      --record GLOB      add the contents of matching /sys or /proc files to the report\n"
 	    "      --loads SPEC       loads to run: NAME[:opt=val...][,NAME...] (see rtsoak loads)\n"
 	    "      --load-cpus LIST   CPUs the loads run on (default: every online CPU)\n"
@@ -172,6 +174,7 @@ enum {
 	OPT_HOUSEKEEPING,
 	OPT_DMA,
 	OPT_NO_RT,
+	OPT_TRACE,
 	OPT_RECORD,
 	OPT_LOADS,
 	OPT_LOAD_CPUS,
@@ -206,6 +209,7 @@ static const struct option run_options[] = {
 	{ "housekeeping", required_argument, NULL, OPT_HOUSEKEEPING },
 	{ "dma-latency", required_argument, NULL, OPT_DMA },
 	{ "no-rt", no_argument, NULL, OPT_NO_RT },
+	{ "trace", no_argument, NULL, OPT_TRACE },
 	{ "record", required_argument, NULL, OPT_RECORD },
 	{ "loads", required_argument, NULL, OPT_LOADS },
 	{ "load-cpus", required_argument, NULL, OPT_LOAD_CPUS },
@@ -518,6 +522,9 @@ static int opt_measure(struct cli_parse *p, int opt, const char *optname)
 		return -1;
 	case OPT_NO_RT:
 		cfg->no_rt = true;
+		return -1;
+	case OPT_TRACE:
+		cfg->trace = true;
 		return -1;
 	default:
 		return NOT_MINE;

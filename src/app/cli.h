@@ -46,6 +46,7 @@ struct run_config {
 	unsigned top_k;
 	int dma_latency_us; /* -1: leave /dev/cpu_dma_latency alone */
 	bool no_rt;
+	bool trace; /* --trace: attribution from tracefs (session_trace.c) */
 	bool quiet;
 	char output[PATH_MAX];	 /* "-" for stdout */
 	struct lock output_lock; /* held for the run (lock.h); released by main */

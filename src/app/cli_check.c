@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli_internal.h"
+#include "trace_instance.h"
 #include "lock.h"
 #include "util.h"
 
@@ -269,6 +270,13 @@ int cli_check_config(struct cli_parse *p)
 		rtsoak_error("--schedule rotate: needs --loads (phases are idle and each load)");
 		return EXIT_USAGE;
 	}
+#ifndef HAVE_TRACEFS
+	/* Before anything is measured, not at the set-up. */
+	if (cfg->trace) {
+		rtsoak_error("--trace: %s", TRACE_NOT_BUILT);
+		return EXIT_ENV;
+	}
+#endif
 	if ((rc = check_outputs(cfg)) >= 0 || (rc = take_locks(cfg)) >= 0)
 		return rc;
 	resolve_series(cfg);

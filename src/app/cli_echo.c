@@ -45,6 +45,7 @@ json_t *cli_config_json(const struct run_config *cfg)
 			    cfg->dma_latency_us >= 0 ? json_integer(cfg->dma_latency_us)
 						     : json_null());
 	json_object_set_new(c, "no_rt", json_boolean(cfg->no_rt));
+	json_object_set_new(c, "trace", json_boolean(cfg->trace));
 	json_object_set_new(c, "output", json_string(cfg->output));
 	json_object_set_new(c, "record", record);
 	json_object_set_new(c, "clock", json_string("CLOCK_MONOTONIC"));

@@ -338,6 +338,7 @@ static int wait_for_end(struct session *s, struct report *r)
 			continue;
 		}
 		series_tick(s, now);
+		session_trace_tick(s, false);
 		if (now >= next_checkpoint || now >= next_prom) {
 			bool cp = now >= next_checkpoint, prom = now >= next_prom;
 			session_output_publish(s, r, cp, prom);
@@ -579,6 +580,13 @@ static int set_up(struct session *s, struct report *r)
 		return EXIT_ENV;
 	}
 	phase_plan_init(&s->phases, cfg);
+	if (cfg->trace) {
+		char err[512];
+		if (session_trace_start(s, err, sizeof(err)) < 0) {
+			rtsoak_error("--trace: %s", err);
+			return EXIT_ENV;
+		}
+	}
 	if (cfg->nloads && (rc = start_loads(s, r)) >= 0)
 		return rc;
 	return -1;
@@ -660,6 +668,7 @@ static void wind_down(struct session *s, struct report *r)
 			report_warn(r,
 				    "out of memory: the time series of %s on CPU %d is incomplete",
 				    s->threads[i].pc->results[0], s->threads[i].cpu);
+	session_trace_tick(s, true);
 	session_output_set_times(r, s, (s->end ? s->end : util_now_ns(CLOCK_MONOTONIC)) - s->t0);
 	phase_end(&s->phases, r->duration_ns);
 	s->failed |= s->tweak_failed;
@@ -715,6 +724,7 @@ static int tear_down(struct session *s, struct report *r, int rc)
 		rtsoak_error("--set: %s", restore_err);
 		rc = EXIT_ENV;
 	}
+	session_trace_stop(s);
 	load_supervisor_stop(s->sup);
 	load_supervisor_free(s->sup);
 	for (unsigned i = 0; i < cfg->nloads; i++)

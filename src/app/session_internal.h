@@ -56,6 +56,7 @@ struct session {
 	bool restore_failed;  /* --set: the restore after the run failed */
 	bool write_failed;    /* the report or a view did not reach its path */
 	struct comparison ab; /* ab: B against A by the rounds */
+	struct session_trace *trace; /* --trace (session_trace.c), NULL without */
 };
 
 /* session_output.c */
@@ -65,6 +66,17 @@ int session_output_build(struct report *r, struct session *s, bool live, bool fu
     __attribute__((warn_unused_result));
 void session_output_note_failures(const struct session *s, struct report *r);
 int session_output_write(struct session *s, struct report *r) __attribute__((warn_unused_result));
+
+/* session_trace.c: --trace.  start before the probes (0 or -errno with
+ * one line in err: the run stops with exit 3); tick on every housekeeping
+ * tick (last: the probes have stopped, explain everything left); json for
+ * the report's attribution section (NULL without --trace); stop on every
+ * way out (removes the instance). */
+int session_trace_start(struct session *s, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
+void session_trace_tick(struct session *s, bool last);
+json_t *session_trace_json(struct session *s);
+void session_trace_stop(struct session *s);
 
 /* session_ab.c */
 int session_ab_switch(struct session *s, struct report *r, unsigned next)

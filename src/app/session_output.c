@@ -220,6 +220,9 @@ int session_output_build(struct report *r, struct session *s, bool live, bool fu
 	r->tweaks = tweak_report(&cfg->tweaks);
 	if (!r->loads || !r->phases || !r->tweaks)
 		return -ENOMEM;
+	/* Before the analysis: periodic patterns name their culprit from it. */
+	if (s->trace && !(r->attribution = session_trace_json(s)))
+		return -ENOMEM;
 	int rc = build_results(r, s, live);
 	if (!rc && full)
 		rc = add_series(r, s);

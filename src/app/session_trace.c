@@ -1,0 +1,228 @@
+/* session_trace: `run --trace` in the session.  Before the probes start:
+ * rtsoak's own tracefs instance on the measured CPUs and its recorder
+ * (src/trace).  Every housekeeping tick: the recorder reads what is new,
+ * and each logged spike whose events are all in is explained
+ * (attrib_analyse) and counted in its series' causes, per phase and in
+ * "all".  At the end: the spikes still waiting, then the report's
+ * attribution section; on every way out the instance is removed.
+ *
+ * All of it runs on the housekeeping thread: the probes' hot path does not
+ * know tracing is on.  What it costs (CPU time of the polls and analyses,
+ * the recorder's memory) is in the section's tracer object. */
+#include <config.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "attrib.h"
+#include "attrib_agg.h"
+#include "session_internal.h"
+#include "trace_instance.h"
+#include "trace_recorder.h"
+#include "util.h"
+
+/* Events after the wake-up that must be in before a spike is explained
+ * (its own switch-in and clock read are just before it). */
+#define TRACE_AFTER_NS (200 * NSEC_PER_USEC)
+/* Per CPU: longer than any housekeeping stall short of a checkpoint of a
+ * huge report, so that a spike's events are still held when it is drained. */
+#define TRACE_WINDOW_MS 1000u
+#define TRACE_MAX_EVENTS 65536u
+
+struct session_trace {
+	struct trace_instance ti;
+	struct trace_recorder *rec;
+	size_t *next;		/* per thread: the next spike of s->series[i] to explain */
+	struct attrib_agg *agg; /* per thread: [phases.n + 1], the last one "all" */
+	unsigned nagg;		/* per thread */
+	size_t nthr;		/* threads the session will make: probes x measured CPUs */
+	struct trace_ev *buf;	/* one window */
+	uint64_t cpu_ns;	/* housekeeping CPU time in polls and analyses */
+	uint64_t polls;
+	int poll_errno;
+	char poll_err[200];
+};
+
+static uint64_t thread_cpu_ns(void)
+{
+	return util_now_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+int session_trace_start(struct session *s, char *err, size_t errlen)
+{
+	struct session_trace *tr = calloc(1, sizeof(*tr));
+	struct trace_instance_config ic = { .cpus = s->cfg->cpus, .buffer_kb = 0 };
+	struct trace_recorder_config rc = { .window_ms = TRACE_WINDOW_MS,
+					    .max_events = TRACE_MAX_EVENTS };
+	int rv;
+
+	if (!tr) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	s->trace = tr;
+	/* Before the threads exist: as many as start_threads makes. */
+	tr->nthr = (size_t)s->cfg->nprobes * (size_t)cpuset_count(&s->cfg->cpus);
+	tr->nagg = s->phases.n + 1;
+	tr->next = calloc(tr->nthr ? tr->nthr : 1, sizeof(*tr->next));
+	tr->agg = calloc((tr->nthr ? tr->nthr : 1) * tr->nagg, sizeof(*tr->agg));
+	tr->buf = malloc(TRACE_MAX_EVENTS * sizeof(*tr->buf));
+	if (!tr->next || !tr->agg || !tr->buf) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if ((rv = trace_instance_create(&tr->ti, &ic, err, errlen)))
+		return rv;
+	tr->rec = trace_recorder_create(&tr->ti, &rc, err, errlen);
+	if (!tr->rec)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+/* Explain spike k of thread i's series: its window from the recorder,
+ * then the analysis, then the counts of its phase and of "all". */
+static void explain(struct session *s, unsigned i, const struct series_spike *sp)
+{
+	struct session_trace *tr = s->trace;
+	const struct probe_thread *t = &s->threads[i];
+	const struct series *se = &s->series[i];
+	struct attrib_input in = { .cpu = t->cpu, .probe_tid = t->tid, .timer = t->ops->hrtimer };
+	struct trace_window_info info;
+	struct attrib_result res;
+
+	if (t->ops->at_wakeup) {
+		in.wake_ns = s->t0 + sp->t_ns;
+		in.deadline_ns = in.wake_ns - sp->latency_ns;
+	} else {
+		in.deadline_ns = s->t0 + sp->t_ns;
+		in.wake_ns = in.deadline_ns + sp->latency_ns;
+	}
+	uint64_t from = in.deadline_ns > ATTRIB_LOOKBACK_NS ? in.deadline_ns - ATTRIB_LOOKBACK_NS : 0;
+	long n = trace_recorder_window(tr->rec, t->cpu, from, in.wake_ns + TRACE_AFTER_NS, tr->buf,
+				       TRACE_MAX_EVENTS, &info);
+	in.ev = tr->buf;
+	in.nev = n > 0 ? (size_t)n : 0;
+	if (attrib_analyse(&in, &res) < 0) {
+		memset(&res, 0, sizeof(res));
+		res.status = ATTRIB_NO_ANCHOR;
+	}
+	/* Never a guess from part of a window: events overwritten in the
+	 * kernel's ring, or evicted from ours before the spike was drained. */
+	if (res.status == ATTRIB_OK && (info.lost_inside || !info.covered))
+		res.status = ATTRIB_LOST;
+	uint64_t thr = se->threshold_ns;
+	unsigned ph = phase_at(&s->phases, sp->t_ns);
+	struct attrib_agg *a = &tr->agg[(size_t)i * tr->nagg];
+	(void)attrib_agg_add(&a[ph], sp->t_ns, sp->latency_ns, thr, &res);
+	(void)attrib_agg_add(&a[tr->nagg - 1], sp->t_ns, sp->latency_ns, thr, &res);
+}
+
+/* Explain what is ready: every logged spike whose events are all in (or
+ * every one, at the end). */
+static void explain_ready(struct session *s, bool all)
+{
+	struct session_trace *tr = s->trace;
+
+	for (unsigned i = 0; i < s->nthreads && i < tr->nthr && s->series; i++) {
+		const struct series *se = &s->series[i];
+		uint64_t horizon = trace_recorder_horizon(tr->rec, s->threads[i].cpu);
+		while (tr->next[i] < se->nspikes) {
+			const struct series_spike *sp = &se->spikes[tr->next[i]];
+			uint64_t wake = s->t0 + sp->t_ns +
+					(s->threads[i].ops->at_wakeup ? 0 : sp->latency_ns);
+			if (!all && horizon < wake + TRACE_AFTER_NS)
+				break;
+			explain(s, i, sp);
+			tr->next[i]++;
+		}
+	}
+}
+
+void session_trace_tick(struct session *s, bool last)
+{
+	struct session_trace *tr = s->trace;
+
+	if (!tr || !tr->rec)
+		return;
+	uint64_t c0 = thread_cpu_ns();
+	char err[200];
+	int rc = trace_recorder_poll(tr->rec, err, sizeof(err));
+	tr->polls++;
+	if (rc < 0 && !tr->poll_errno) {
+		tr->poll_errno = -rc; /* said once, in the report */
+		snprintf(tr->poll_err, sizeof(tr->poll_err), "%s", err);
+	}
+	explain_ready(s, last);
+	tr->cpu_ns += thread_cpu_ns() - c0;
+}
+
+static json_t *tracer_json(const struct session *s)
+{
+	const struct session_trace *tr = s->trace;
+	json_t *events = json_array();
+
+	for (unsigned i = 0; i < tr->ti.nevents; i++)
+		json_array_append_new(events, json_string(tr->ti.events[i]));
+	return json_pack("{s:s, s:s, s:i, s:i, s:o, s:b, s:I, s:I, s:I}", "instance", tr->ti.name,
+			 "clock", "mono", "buffer_kb", (int)tr->ti.buffer_kb, "window_ms",
+			 (int)TRACE_WINDOW_MS, "events", events, "stacks", 0, "polls",
+			 (json_int_t)tr->polls, "housekeeping_cpu_ns", (json_int_t)tr->cpu_ns,
+			 "memory_bytes", (json_int_t)trace_recorder_memory(tr->rec));
+}
+
+json_t *session_trace_json(struct session *s)
+{
+	struct session_trace *tr = s->trace;
+	json_t *cpus = json_array(), *series = json_array(), *o;
+
+	if (!tr || !tr->rec)
+		return NULL;
+	for (int c = cpuset_next(&s->cfg->cpus, 0); c >= 0; c = cpuset_next(&s->cfg->cpus, c + 1)) {
+		uint64_t ev = 0, lost = 0;
+		if (trace_recorder_stats(tr->rec, c, &ev, &lost) == 0)
+			json_array_append_new(cpus, json_pack("{s:i, s:I, s:I}", "cpu", c, "events",
+							      (json_int_t)ev, "lost",
+							      (json_int_t)lost));
+	}
+	for (unsigned i = 0; i < s->nthreads && i < tr->nthr; i++) {
+		const struct probe_thread *t = &s->threads[i];
+		const struct attrib_agg *a = &tr->agg[(size_t)i * tr->nagg];
+		uint64_t thr = s->series ? s->series[i].threshold_ns : 0;
+		/* One phase named "all" (no rotation) is the "all" entry itself. */
+		bool single = s->phases.n == 1 && !strcmp(s->phases.name[0], "all");
+		for (unsigned p = 0; !single && p < s->phases.n; p++)
+			if (a[p].spikes)
+				json_array_append_new(series,
+						      attrib_agg_json(&a[p], t->pc->results[0],
+								      t->cpu, s->phases.name[p], thr));
+		json_array_append_new(series, attrib_agg_json(&a[tr->nagg - 1], t->pc->results[0],
+							      t->cpu, "all", thr));
+	}
+	o = json_pack("{s:o, s:o, s:o}", "tracer", tracer_json(s), "cpus", cpus, "series", series);
+	if (o && tr->poll_errno)
+		json_object_set_new(o, "error", json_string(tr->poll_err));
+	return o;
+}
+
+void session_trace_stop(struct session *s)
+{
+	struct session_trace *tr = s->trace;
+	char err[256];
+
+	if (!tr)
+		return;
+	if (tr->rec)
+		trace_recorder_destroy(tr->rec);
+	tr->rec = NULL;
+	if (trace_instance_destroy(&tr->ti, err, sizeof(err)))
+		rtsoak_error("--trace: %s", err);
+	for (size_t i = 0; tr->agg && i < tr->nthr * tr->nagg; i++)
+		attrib_agg_free(&tr->agg[i]);
+	free(tr->agg);
+	free(tr->next);
+	free(tr->buf);
+	free(tr);
+	s->trace = NULL;
+}
