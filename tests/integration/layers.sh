@@ -18,6 +18,7 @@ layer_of() {
 	src/record/*) echo record ;;
 	src/model/*) echo model ;;
 	src/sys/*) echo sys ;;
+	src/trace/*) echo trace ;;
 	src/lib/*) echo lib ;;
 	loads/*) echo loads ;;
 	reports/*) echo reports ;;
@@ -31,11 +32,12 @@ declare -A allowed=(
 	[sys]="lib sys"
 	[record]="lib sys record"
 	[probe]="lib sys record probe"
+	[trace]="lib sys record trace"
 	[model]="lib record model"
 	[reports]="lib record model reports"
 	[loads]="lib sys loads"
-	[app]="lib sys record probe model reports loads app"
-	[main]="lib sys record probe model reports loads app"
+	[app]="lib sys record trace probe model reports loads app"
+	[main]="lib sys record trace probe model reports loads app"
 )
 
 # Documented exceptions, FILE:HEADER; nothing may be added here without a
