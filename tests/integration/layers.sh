@@ -86,7 +86,7 @@ while read -r f line h; do
 	bad[$from]+="$f:$line #include \"$h\" ($from -> $to)"$'\n'
 done <<<"$includes"
 
-layers=(lib sys record probe model reports loads app main)
+layers=(lib sys record trace probe model reports loads app main)
 plan $((${#layers[@]} + 6))
 
 # The rules cannot pass on an empty reading: every layer has includes.
