@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 	struct trace_instance ti;
 	struct trace_recorder *rec;
 	struct trace_window_info wi;
-	uint64_t t0, t1, polls = 0, poll_cpu = 0, max_poll_cpu = 0, nev = 0;
+	uint64_t t0, t1, polls = 0, poll_cpu = 0, max_poll_cpu = 0, nev = 0, last = 0, max_gap = 0;
 	struct trace_ev *out;
 	pid_t child = 0;
 	long n;
@@ -196,6 +196,9 @@ int main(int argc, char **argv)
 		if (stop)
 			break;
 		usleep(poll_ms * 1000);
+		if (last && mono_ns() - last > max_gap)
+			max_gap = mono_ns() - last;
+		last = mono_ns();
 		c0 = thread_cpu_ns();
 		r = trace_recorder_poll(rec, err, sizeof(err));
 		c0 = thread_cpu_ns() - c0;
@@ -251,12 +254,13 @@ int main(int argc, char **argv)
 				getrusage(RUSAGE_SELF, &ru);
 				fprintf(stderr,
 					"# stats seconds=%.3f events=%llu lost=%llu polls=%llu "
-					"poll_cpu_ms=%.3f max_poll_us=%.1f recorder_bytes=%zu "
-					"maxrss_kb=%ld\n",
+					"poll_cpu_ms=%.3f max_poll_us=%.1f max_gap_ms=%.1f "
+					"recorder_bytes=%zu maxrss_kb=%ld\n",
 					(double)(t1 - t0) / 1e9, (unsigned long long)nev,
 					(unsigned long long)lost, (unsigned long long)polls,
 					(double)poll_cpu / 1e6, (double)max_poll_cpu / 1e3,
-					trace_recorder_memory(rec), ru.ru_maxrss);
+					(double)max_gap / 1e6, trace_recorder_memory(rec),
+					ru.ru_maxrss);
 			}
 		}
 		free(out);

@@ -261,14 +261,22 @@ static void load_kallsyms(struct trace_recorder *rec)
 		nlen += l;
 	}
 	fclose(f);
+	if (!rec->nsyms)
+		goto none;
 	qsort(syms, rec->nsyms, sizeof(*syms), ksym_cmp);
-	rec->syms = syms;
-	rec->names = names;
-	rec->memory += cap * sizeof(*syms) + ncap;
+	/* Give back the slack of the doublings: a run mlockall()s it all. */
+	rec->syms = realloc(syms, rec->nsyms * sizeof(*syms));
+	rec->names = realloc(names, nlen);
+	if (!rec->syms)
+		rec->syms = syms;
+	if (!rec->names)
+		rec->names = names;
+	rec->memory += rec->nsyms * sizeof(*syms) + nlen;
 	return;
 fail:
-	/* Without symbols names are shown as addresses: not fatal. */
 	fclose(f);
+none:
+	/* Without symbols names are shown as addresses: not fatal. */
 	free(syms);
 	free(names);
 	rec->nsyms = 0;
