@@ -373,8 +373,15 @@ static int configure(struct trace_instance *ti, char *err, size_t errlen)
 		    ti->name, ti->buffer_kb, strerror(-r));
 		return r;
 	}
-	if ((r = enable_events(ti, err, errlen)))
-		return r;
+	return enable_events(ti, err, errlen);
+}
+
+int trace_instance_start(struct trace_instance *ti, char *err, size_t errlen)
+{
+	if (!ti->inst) {
+		say(err, errlen, "tracefs: no instance to start");
+		return -EINVAL;
+	}
 	return write_file(ti, "tracing_on", "1", err, errlen);
 }
 
@@ -464,6 +471,12 @@ int trace_instance_create(struct trace_instance *ti, const struct trace_instance
 			  char *err, size_t errlen)
 {
 	memset(ti, 0, sizeof(*ti));
+	say(err, errlen, "%s", TRACE_NOT_BUILT);
+	return -ENOTSUP;
+}
+
+int trace_instance_start(struct trace_instance *ti, char *err, size_t errlen)
+{
 	say(err, errlen, "%s", TRACE_NOT_BUILT);
 	return -ENOTSUP;
 }

@@ -8,7 +8,9 @@
  * mounted), removes the instances of rtsoak processes that are gone (a
  * SIGKILLed run leaves one behind), makes a new instance (never reuses an
  * existing one), restricts it to the measured CPUs with trace_clock "mono"
- * and enables the events of issue 14 that this kernel has.
+ * and enables the events of issue 14 that this kernel has; its tracing
+ * stays off until trace_instance_start() (the recorder calls it once it is
+ * ready to read).
  *
  * Without libtracefs (configure --with-tracefs) every function returns
  * -ENOTSUP with TRACE_NOT_BUILT as its message.
@@ -50,13 +52,16 @@ struct trace_instance {
 };
 
 /* Mount tracefs if needed, clean up stale instances, create and configure
- * rtsoak-<pid> and turn its tracing on.  0, or -errno with one line in err
+ * rtsoak-<pid> (its tracing off).  0, or -errno with one line in err
  * (no "rtsoak: " prefix): -ENOTSUP not built in, -ENODEV no tracefs
  * (and it cannot be mounted), -EPERM a path that is not what it should be
  * (not tracefs, or a symlink not owned by root), -EEXIST the instance
  * exists, -EACCES not root...  On failure nothing is left behind. */
 int trace_instance_create(struct trace_instance *ti, const struct trace_instance_config *cfg,
 			  char *err, size_t errlen) __attribute__((warn_unused_result));
+/* The instance's tracing_on to 1 (0 or -errno with err). */
+int trace_instance_start(struct trace_instance *ti, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
 /* Tracing off, the instance removed, tracefs unmounted if create mounted
  * it.  Safe to call twice and on a zeroed struct.  0 or -errno with err. */
 int trace_instance_destroy(struct trace_instance *ti, char *err, size_t errlen);

@@ -167,6 +167,49 @@ static enum conv conv_of(const char *sys, const char *ev, char *vname)
 	return C_NONE;
 }
 
+/* The formats of the header page and of the enabled events only:
+ * tracefs_local_events_system() would parse every event of the systems,
+ * /proc/kallsyms, printk formats and saved cmdlines too, half a second and
+ * ~20 MiB that a run mlockall()s. */
+static int load_formats(struct trace_recorder *rec, char *err, size_t errlen)
+{
+	const int one = 1;
+	enum tep_endian host = *(const char *)&one ? TEP_LITTLE_ENDIAN : TEP_BIG_ENDIAN;
+	char *buf;
+	int size = 0;
+
+	rec->tep = tep_alloc();
+	if (!rec->tep)
+		return -ENOMEM;
+	tep_set_long_size(rec->tep, (int)sizeof(long));
+	tep_set_file_bigendian(rec->tep, host);
+	tep_set_local_bigendian(rec->tep, host);
+	buf = tracefs_instance_file_read(NULL, "events/header_page", &size);
+	if (!buf || tep_parse_header_page(rec->tep, buf, (unsigned long)size, (int)sizeof(long))) {
+		free(buf);
+		say(err, errlen, "tracefs: cannot read %s/events/header_page", rec->ti->root);
+		return -EIO;
+	}
+	free(buf);
+	for (unsigned i = 0; i < rec->ti->nevents; i++) {
+		char sys[TRACE_EVNAME_LEN], *name;
+
+		snprintf(sys, sizeof(sys), "%s", rec->ti->events[i]);
+		name = strchr(sys, ':');
+		if (!name)
+			continue;
+		*name++ = '\0';
+		buf = tracefs_event_file_read(NULL, sys, name, "format", &size);
+		if (!buf || tep_parse_event(rec->tep, buf, (unsigned long)size, sys)) {
+			free(buf);
+			say(err, errlen, "tracefs: cannot parse the format of %s:%s", sys, name);
+			return -EIO;
+		}
+		free(buf);
+	}
+	return 0;
+}
+
 /* A converter for each enabled event we know; others (osnoise:*) are
  * read and skipped. */
 static int setup_defs(struct trace_recorder *rec, char *err, size_t errlen)
@@ -265,12 +308,13 @@ static void load_kallsyms(struct trace_recorder *rec)
 		goto none;
 	qsort(syms, rec->nsyms, sizeof(*syms), ksym_cmp);
 	/* Give back the slack of the doublings: a run mlockall()s it all. */
-	rec->syms = realloc(syms, rec->nsyms * sizeof(*syms));
-	rec->names = realloc(names, nlen);
-	if (!rec->syms)
-		rec->syms = syms;
-	if (!rec->names)
-		rec->names = names;
+	{
+		struct ksym *ts = realloc(syms, rec->nsyms * sizeof(*syms));
+		char *tn = realloc(names, nlen);
+
+		rec->syms = ts ? ts : syms;
+		rec->names = tn ? tn : names;
+	}
 	rec->memory += rec->nsyms * sizeof(*syms) + nlen;
 	return;
 fail:
@@ -305,8 +349,6 @@ struct trace_recorder *trace_recorder_create(struct trace_instance *ti,
 					     const struct trace_recorder_config *cfg, char *err,
 					     size_t errlen)
 {
-	static const char *const systems[] = { "sched", "irq", "irq_vectors", "timer",
-					       "power", "nmi", "osnoise",     NULL };
 	struct trace_recorder *rec;
 	unsigned window_ms, max_events;
 	int r = -ENOMEM, cpu;
@@ -324,13 +366,8 @@ struct trace_recorder *trace_recorder_create(struct trace_instance *ti,
 	rec->memory = sizeof(*rec);
 	rec->ti = ti;
 	rec->window_ns = (uint64_t)window_ms * 1000000ull;
-	rec->tep = tracefs_local_events_system(ti->root, systems);
-	if (!rec->tep) {
-		r = errno ? -errno : -EIO;
-		say(err, errlen, "tracefs: cannot read the event formats under %s/events: %s",
-		    ti->root, strerror(-r));
+	if ((r = load_formats(rec, err, errlen)))
 		goto fail;
-	}
 	rec->kbuf = tep_kbuffer(rec->tep);
 	if (!rec->kbuf) {
 		say(err, errlen, "tracefs: cannot set up a kbuffer for this kernel's ring buffer");
@@ -384,6 +421,10 @@ struct trace_recorder *trace_recorder_create(struct trace_instance *ti,
 	rec->memory += (size_t)rec->page_size;
 	rec->max_pages =
 	    (unsigned)(((uint64_t)ti->buffer_kb * 1024) / (unsigned)rec->page_size) + 1;
+	/* Tracing starts now that its reader is ready: nothing recorded
+	 * while the formats and symbols loaded, nothing lost for it. */
+	if ((r = trace_instance_start(ti, err, errlen)))
+		goto fail;
 	return rec;
 nomem:
 	r = -ENOMEM;
@@ -408,7 +449,8 @@ void trace_recorder_destroy(struct trace_recorder *rec)
 	free(rec->page);
 	free(rec->syms);
 	free(rec->names);
-	/* rec->kbuf belongs to the tep handle. */
+	if (rec->kbuf)
+		kbuffer_free(rec->kbuf);
 	if (rec->tep)
 		tep_free(rec->tep);
 	free(rec);

@@ -35,9 +35,10 @@ struct trace_recorder_config {
 };
 
 /* Opens trace_pipe_raw of each CPU of ti->cpus (fds: one per CPU, plus
- * libtracefs's), parses the formats of the events ti enabled and loads
- * /proc/kallsyms (hrtimer and NMI handler names).  NULL with err on
- * failure (errno set).  Destroy it before trace_instance_destroy: an open
+ * libtracefs's), parses the formats of the events ti enabled, loads
+ * /proc/kallsyms (hrtimer and NMI handler names) and then turns the
+ * instance's tracing on (trace_instance_start).  NULL with err on failure
+ * (errno set).  Destroy it before trace_instance_destroy: an open
  * trace_pipe_raw keeps the instance busy. */
 struct trace_recorder *trace_recorder_create(struct trace_instance *ti,
 					     const struct trace_recorder_config *cfg, char *err,

@@ -1,11 +1,13 @@
 /* Unit tests for the fixture line format of the trace subsystem
  * (src/trace/trace_event.c): every type round-trips through
- * format/parse field for field, names come out as single tokens, and
- * malformed lines are rejected rather than half read. */
+ * format/parse field for field, names come out as single tokens,
+ * malformed lines are rejected rather than half read, and a real capture
+ * (tests/data/trace/) reads and writes back unchanged. */
 #include <config.h>
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tap.h"
@@ -103,6 +105,62 @@ static void rejects(void)
 	   "a name of 23 characters is the longest accepted");
 }
 
+/* The fixture of a real capture (tests/trace_capture), in the source tree:
+ * $top_srcdir (set by `make check`) or relative to this file's path. */
+static void real_capture(void)
+{
+	static const char name[] = "tests/data/trace/capture-fifo50-sleep1ms.events";
+	char path[4096], line[8192], again[256], *cut;
+	const char *top = getenv("top_srcdir");
+	long events = 0, bad = 0, unsorted = 0, child = -1, fifo = 0, wake = 0;
+	struct trace_ev ev;
+	uint64_t last = 0;
+	FILE *f;
+
+	if (top) {
+		snprintf(path, sizeof(path), "%s/%s", top, name);
+	} else {
+		snprintf(path, sizeof(path), "%s", __FILE__);
+		if ((cut = strstr(path, "tests/unit/")))
+			snprintf(cut, sizeof(path) - (size_t)(cut - path), "%s", name);
+	}
+	f = fopen(path, "r");
+	if (!ok(f != NULL, "the real capture %s opens", name)) {
+		for (int i = 0; i < 3; i++)
+			ok(0, "(skipped: no fixture)");
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] == '#') {
+			sscanf(line, "# child pid=%ld", &child);
+			continue;
+		}
+		events++;
+		if (trace_event_parse_line(line, &ev) != 0) {
+			if (bad++ < 3)
+				diag("does not parse: '%s'", line);
+			continue;
+		}
+		trace_event_format_line(&ev, again, sizeof(again));
+		if (strcmp(again, line) != 0 && bad++ < 3)
+			diag("'%s' formats back as '%s'", line, again);
+		if (ev.ts < last)
+			unsorted++;
+		last = ev.ts;
+		fifo += ev.type == TEV_SWITCH && ev.pid == child && ev.prio == 49;
+		wake += ev.type == TEV_HRTIMER_ENTRY && ev.pid == child &&
+			!strcmp(ev.name, "hrtimer_wakeup");
+	}
+	fclose(f);
+	ok(events > 100 && bad == 0,
+	   "every one of its %ld events parses and formats back byte for byte", events);
+	ok(unsorted == 0, "its events are in time order");
+	ok(fifo >= 10 && wake >= 10,
+	   "the FIFO 50 sleeper %ld is switched in at prio 49 (%ld) and woken by hrtimer_wakeup (%ld)",
+	   child, fifo, wake);
+}
+
 static void names(void)
 {
 	ok(strcmp(trace_softirq_name(0), "HI") == 0 &&
@@ -118,9 +176,10 @@ static void names(void)
 
 int main(void)
 {
-	tap_plan(24);
+	tap_plan(28);
 	round_trips();
 	rejects();
+	real_capture();
 	names();
 	return tap_done();
 }
