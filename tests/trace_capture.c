@@ -240,10 +240,10 @@ int main(int argc, char **argv)
 			if (trace_recorder_stats(rec, print_cpu, &events, &lost) < 0)
 				events = lost = 0;
 			printf("# window from=%llu to=%llu events=%ld total=%zu lost=%llu "
-			       "lost_inside=%d lost_before=%d covered=%d complete=%d\n",
+			       "lost_inside=%d lost_before=%d oldest=%llu covered=%d complete=%d\n",
 			       (unsigned long long)t0, (unsigned long long)t1, n, wi.total,
-			       (unsigned long long)lost, wi.lost_inside, wi.lost_before, wi.covered,
-			       wi.complete);
+			       (unsigned long long)lost, wi.lost_inside, wi.lost_before,
+			       (unsigned long long)wi.oldest, wi.covered, wi.complete);
 			for (long k = 0; !quiet && k < n; k++) {
 				trace_event_format_line(&out[k], line, sizeof(line));
 				puts(line);

@@ -27,7 +27,7 @@ fi
 
 T=/sys/kernel/tracing
 CAP=$TRACE_CAPTURE
-plan 32
+plan 34
 cd "$WORK" || exit 1
 fstype() { stat -f -c %T "$1" 2>/dev/null; }
 # In this namespace tracefs is mounted (as it is on most machines); the
@@ -146,6 +146,21 @@ out=$(unshare -m --propagation private bash -c "
 [[ "$out" == *"symlink owned by uid 65534"* ]] && [[ "$out" == *"rc=3" ]]
 ok $? "a symlink at $T not owned by root is refused ($(echo $out | head -c 160))"
 
+# --- a failing set-up leaves nothing behind --------------------------------
+"$CAP" --cpus 4000 --ms 10 --quiet >bad.out 2>bad.err &
+bpid=$!
+wait $bpid
+rc=$?
+[ $rc -eq 3 ] && [ "$(grep -c . bad.err)" -eq 1 ] && [ ! -e "$T/instances/rtsoak-$bpid" ]
+ok $? "a CPU the kernel does not have: exit 3, one line, no instance left ($rc: $(cat bad.err))"
+
+# --- the window keeps window_ms behind the newest event ---------------------
+"$CAP" --cpus $cpu --ms 400 --window-ms 100 --quiet >trim.out 2>&1
+read -r from to oldest covered <<<"$(sed -n 's/^# window from=\([0-9]*\) to=\([0-9]*\) .*oldest=\([0-9]*\).* covered=\([01]\).*/\1 \2 \3 \4/p' trim.out)"
+[ "${covered:-1}" = 0 ] && [ "${oldest:-0}" -gt "${from:-0}" ] &&
+	[ $(( (to - oldest) / 1000000 )) -le 110 ]
+ok $? "a 400 ms capture with a 100 ms window: not covered from its start, oldest $(( (${to:-0} - ${oldest:-0}) / 1000000 )) ms before its end"
+
 # --- a known workload: SCHED_FIFO 50, 1 ms sleeps on CPU $cpu -------------
 "$CAP" --cpus $cpu -- chrt -f 50 taskset -c $cpu "$PYTHON3" -c '
 import time
@@ -171,7 +186,7 @@ while IFS= read -r l; do
 done <work.out
 [ $bad -eq 0 ] && [ "$(grep -vc '^#' work.out)" -gt 100 ]
 ok $? "every line is in the fixture format ($(grep -vc '^#' work.out) events)"
-grep -q "^# window .* lost=0 lost_inside=0 lost_before=0 covered=1 complete=1" work.out
+grep -q "^# window .* lost=0 lost_inside=0 lost_before=0 oldest=[0-9]* covered=1 complete=1" work.out
 ok $? "nothing lost at the default buffer size; the window is covered and complete ($(grep "^# window" work.out | cut -d' ' -f5-))"
 
 # --- an overrun is seen and placed: a tiny buffer read twice a second -----
