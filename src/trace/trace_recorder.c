@@ -15,6 +15,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +78,7 @@ struct evdef {
 
 struct cpu_ring {
 	int cpu;
+	int fd; /* trace_pipe_raw, O_CLOEXEC */
 	struct tracefs_cpu *tcpu;
 	struct trace_ev *ev;
 	unsigned cap, head, n; /* ev[head] is the oldest of n */
@@ -345,6 +347,49 @@ static int read_overrun(struct trace_recorder *rec, int cpu, uint64_t *v)
 	return 0;
 }
 
+/* The sub-buffer ("page") size of the instance's ring. */
+static int subbuf_size(struct trace_recorder *rec)
+{
+	long long kb = 0;
+
+	if (tracefs_file_exists(rec->ti->inst, "buffer_subbuf_size_kb") &&
+	    tracefs_instance_file_read_number(rec->ti->inst, "buffer_subbuf_size_kb", &kb) == 0 &&
+	    kb > 0 && kb <= 1024)
+		return (int)kb * 1024;
+	return (int)sysconf(_SC_PAGESIZE);
+}
+
+/* trace_pipe_raw opened by us rather than tracefs_cpu_open(), which does
+ * not set O_CLOEXEC: a load worker forked and exec'd after this would hold
+ * the instance busy (rmdir EBUSY) for as long as it lives, after a SIGKILL
+ * of rtsoak too. */
+static int open_cpu(struct trace_recorder *rec, struct cpu_ring *c, char *err, size_t errlen)
+{
+	char file[64], *path;
+	int r;
+
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", c->cpu);
+	path = tracefs_instance_get_file(rec->ti->inst, file);
+	if (!path)
+		return -ENOMEM;
+	c->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+	r = c->fd < 0 ? -errno : 0;
+	if (r)
+		say(err, errlen, "tracefs: cannot open %s: %s", path, strerror(-r));
+	tracefs_put_tracing_file(path);
+	if (r)
+		return r;
+	if (!rec->page_size)
+		rec->page_size = subbuf_size(rec);
+	c->tcpu = tracefs_cpu_alloc_fd(c->fd, rec->page_size, true);
+	if (!c->tcpu) {
+		r = errno ? -errno : -ENOMEM;
+		say(err, errlen, "tracefs: CPU %d's trace_pipe_raw: %s", c->cpu, strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
 struct trace_recorder *trace_recorder_create(struct trace_instance *ti,
 					     const struct trace_recorder_config *cfg, char *err,
 					     size_t errlen)
@@ -385,6 +430,8 @@ struct trace_recorder *trace_recorder_create(struct trace_instance *ti,
 	if (!rec->cpus)
 		goto nomem;
 	rec->memory += rec->ncpu * sizeof(*rec->cpus);
+	for (unsigned i = 0; i < rec->ncpu; i++)
+		rec->cpus[i].fd = -1;
 	cpu = -1;
 	for (unsigned i = 0; i < rec->ncpu; i++) {
 		struct cpu_ring *c = &rec->cpus[i];
@@ -397,16 +444,8 @@ struct trace_recorder *trace_recorder_create(struct trace_instance *ti,
 		if (!c->ev)
 			goto nomem;
 		rec->memory += (size_t)max_events * sizeof(*c->ev);
-		c->tcpu = tracefs_cpu_open(ti->inst, cpu, true);
-		if (!c->tcpu) {
-			r = errno ? -errno : -EIO;
-			say(err, errlen,
-			    "tracefs: cannot open %s/instances/%s/per_cpu/cpu%d/trace_pipe_raw: %s",
-			    ti->root, ti->name, cpu, strerror(-r));
+		if ((r = open_cpu(rec, c, err, errlen)))
 			goto fail;
-		}
-		if (!rec->page_size)
-			rec->page_size = tracefs_cpu_read_size(c->tcpu);
 		if (read_overrun(rec, cpu, &c->stats_base) < 0)
 			c->stats_base = 0;
 	}
@@ -441,7 +480,9 @@ void trace_recorder_destroy(struct trace_recorder *rec)
 		return;
 	for (unsigned i = 0; rec->cpus && i < rec->ncpu; i++) {
 		if (rec->cpus[i].tcpu)
-			tracefs_cpu_close(rec->cpus[i].tcpu);
+			tracefs_cpu_free_fd(rec->cpus[i].tcpu);
+		if (rec->cpus[i].fd >= 0)
+			close(rec->cpus[i].fd);
 		free(rec->cpus[i].ev);
 	}
 	free(rec->cpus);

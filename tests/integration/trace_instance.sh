@@ -27,7 +27,7 @@ fi
 
 T=/sys/kernel/tracing
 CAP=$TRACE_CAPTURE
-plan 34
+plan 35
 cd "$WORK" || exit 1
 fstype() { stat -f -c %T "$1" 2>/dev/null; }
 # In this namespace tracefs is mounted (as it is on most machines); the
@@ -145,6 +145,12 @@ out=$(unshare -m --propagation private bash -c "
 	'$CAP' --cpus $cpu --ms 50 --quiet 2>&1 >/dev/null; echo rc=\$?" 2>&1)
 [[ "$out" == *"symlink owned by uid 65534"* ]] && [[ "$out" == *"rc=3" ]]
 ok $? "a symlink at $T not owned by root is refused ($(echo $out | head -c 160))"
+
+# --- a command it starts inherits no tracefs fd (it would keep the
+# instance busy, rmdir EBUSY, for as long as it lives) ---------------------
+"$CAP" --cpus $cpu --quiet -- sh -c 'ls -l /proc/self/fd/ | grep -c tracing/ > fds; true' >/dev/null 2>&1
+[ "$(cat fds 2>/dev/null)" = 0 ]
+ok $? "a child of the recorder holds no tracefs file ($(cat fds 2>/dev/null) open)"
 
 # --- a failing set-up leaves nothing behind --------------------------------
 "$CAP" --cpus 4000 --ms 10 --quiet >bad.out 2>bad.err &
