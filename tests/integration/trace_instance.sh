@@ -27,7 +27,7 @@ fi
 
 T=/sys/kernel/tracing
 CAP=$TRACE_CAPTURE
-plan 35
+plan 36
 cd "$WORK" || exit 1
 fstype() { stat -f -c %T "$1" 2>/dev/null; }
 # In this namespace tracefs is mounted (as it is on most machines); the
@@ -151,6 +151,17 @@ ok $? "a symlink at $T not owned by root is refused ($(echo $out | head -c 160))
 "$CAP" --cpus $cpu --quiet -- sh -c 'ls -l /proc/self/fd/ | grep -c tracing/ > fds; true' >/dev/null 2>&1
 [ "$(cat fds 2>/dev/null)" = 0 ]
 ok $? "a child of the recorder holds no tracefs file ($(cat fds 2>/dev/null) open)"
+
+# --- not root: refused before anything is touched ------------------------
+if command -v setpriv >/dev/null; then
+	setpriv --reuid 65534 --regid 65534 --clear-groups "$CAP" --cpus $cpu --ms 10 --quiet \
+		>nr.out 2>nr.err
+	rc=$?
+	[ $rc -eq 3 ] && [ "$(grep -c . nr.err)" -eq 1 ] && grep -q "needs root" nr.err
+	ok $? "as uid 65534: exit 3 with one line ($rc: $(cat nr.err))"
+else
+	ok 0 "# SKIP no setpriv(1)"
+fi
 
 # --- a failing set-up leaves nothing behind --------------------------------
 "$CAP" --cpus 4000 --ms 10 --quiet >bad.out 2>bad.err &
