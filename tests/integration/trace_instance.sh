@@ -27,7 +27,7 @@ fi
 
 T=/sys/kernel/tracing
 CAP=$TRACE_CAPTURE
-plan 36
+plan 37
 cd "$WORK" || exit 1
 fstype() { stat -f -c %T "$1" 2>/dev/null; }
 # In this namespace tracefs is mounted (as it is on most machines); the
@@ -205,6 +205,23 @@ done <work.out
 ok $? "every line is in the fixture format ($(grep -vc '^#' work.out) events)"
 grep -q "^# window .* lost=0 lost_inside=0 lost_before=0 oldest=[0-9]* covered=1 complete=1" work.out
 ok $? "nothing lost at the default buffer size; the window is covered and complete ($(grep "^# window" work.out | cut -d' ' -f5-))"
+
+# --- timestamps are CLOCK_MONOTONIC: each sleep's expiry 1 ms after the
+# sleeper read the clock, never before ---------------------------------
+"$CAP" --cpus $cpu -- chrt -f 50 taskset -c $cpu "$PYTHON3" -c '
+import sys, time
+with open(sys.argv[1], "w") as f:
+    for _ in range(50):
+        f.write("%d\n" % time.monotonic_ns()); time.sleep(0.001)' "$WORK/starts" >clock.out 2>&1
+child=$(sed -n 's/^# child pid=//p' clock.out)
+# (mawk: no asort; sort(1) orders the differences)
+awk -v p="$child" 'NR == FNR { s[n++] = $1; next }
+	$3 == "hrtimer_entry" && $4 == p && $9 == "hrtimer_wakeup" { h[m++] = $1 }
+	END { j = 0; for (i = 0; i < n; i++) { while (j < m && h[j] < s[i]) j++; if (j < m) print h[j] - s[i] } }' \
+	"$WORK/starts" clock.out | sort -n >delays
+n=$(grep -c . delays) lo=$(head -1 delays) med=$(sed -n "$(( (n + 1) / 2 ))p" delays)
+[ "${n:-0}" -ge 45 ] && [ "${lo:-0}" -ge 1000000 ] && [ "${med:-0}" -le 1500000 ]
+ok $? "sleep 1 ms -> its hrtimer expiry: $n found, shortest ${lo:-?} ns (>= 1 ms), median ${med:-?} ns (<= 1.5 ms)"
 
 # --- an overrun is seen and placed: a tiny buffer read twice a second -----
 "$CAP" --cpus $cpu --buffer-kb 8 --poll-ms 500 -- chrt -f 50 taskset -c $cpu "$PYTHON3" -c '
