@@ -23,13 +23,14 @@ esac
 cd "$(dirname "$0")/.."
 src=$(pwd)
 
-# Build tools and libraries; python3-jsonschema validates reports in the
+# Build tools and libraries (libtracefs and libtraceevent: the flight
+# recorder of run --trace, optional: configure --with-tracefs); python3-jsonschema validates reports in the
 # tests, util-linux gives chrt and setpriv, iproute2 the network namespaces
 # of the remote net test, clang-format the format check, rt-tests the real
 # cyclictest whose --json files the import test reads, chromium the browser
 # the HTML page is rendered in (headless), clang and its runtime libraries
 # the libFuzzer harnesses of .ci/run (configure CC=clang --enable-fuzzing).
-packages="build-essential autoconf automake libtool pkg-config libjansson-dev libnuma-dev"
+packages="build-essential autoconf automake libtool pkg-config libjansson-dev libnuma-dev libtracefs-dev libtraceevent-dev"
 [ "$mode" = check ] && packages="$packages python3 python3-jsonschema util-linux procps iproute2 clang-format rt-tests chromium clang libclang-rt-14-dev"
 
 missing=

@@ -20,13 +20,15 @@ enum trace_ev_type {
 	TEV_WAKING,	   /* sched:sched_waking: pid woken, arg = target CPU */
 	TEV_WAKEUP,	   /* sched:sched_wakeup: pid, arg = target CPU */
 	TEV_IRQ_ENTRY,	   /* irq:irq_handler_entry: arg = irq, name = handler name */
-	TEV_IRQ_EXIT,	   /* irq:irq_handler_exit: arg = irq */
+	TEV_IRQ_EXIT,	   /* irq:irq_handler_exit: arg = irq, name as at entry if known */
 	TEV_SOFTIRQ_ENTRY, /* irq:softirq_entry: arg = vector (0 HI .. 9 RCU) */
 	TEV_SOFTIRQ_EXIT,  /* irq:softirq_exit: arg = vector */
 	TEV_VECTOR_ENTRY,  /* irq_vectors:*_entry: arg = vector, name = "local_timer", ... */
 	TEV_VECTOR_EXIT,   /* irq_vectors:*_exit: arg = vector, name as at entry */
-	TEV_HRTIMER_ENTRY, /* timer:hrtimer_expire_entry: name = function (symbol), */
-	/*   pid = the task it wakes when it is hrtimer_wakeup and known, else -1 */
+	/* timer:hrtimer_expire_entry: name = function (symbol), pid = the task
+	 * it wakes when it is hrtimer_wakeup and known, else -1; entry and
+	 * exit: arg = low 32 bits of the hrtimer's address, to pair them */
+	TEV_HRTIMER_ENTRY,
 	TEV_HRTIMER_EXIT, /* timer:hrtimer_expire_exit */
 	TEV_IDLE,	  /* power:cpu_idle: arg = state, TEV_IDLE_EXIT when leaving idle */
 	TEV_NMI,	  /* nmi:nmi_handler: arg = handler duration in ns, name = handler */
@@ -55,7 +57,8 @@ struct trace_ev {
 };
 
 /* "ts cpu type pid pid2 prio prio2 arg name name2": one line per event,
- * names with spaces as '_'... see trace_event.c.  0 or -EINVAL. */
+ * names with spaces as '_'... see trace_event.c.  parse: 0 or -EINVAL (a
+ * '#' comment line is -EINVAL too: skip those first); format: no newline. */
 int trace_event_parse_line(const char *line, struct trace_ev *ev);
 void trace_event_format_line(const struct trace_ev *ev, char *buf, size_t len);
 const char *trace_event_type_name(unsigned type);

@@ -1,0 +1,489 @@
+/* trace_instance: rtsoak's own tracefs instance (trace_instance.h).
+ *
+ * What it must never do: change the top-level buffer (the machine's own
+ * tracing, maybe someone's running trace-cmd), touch another tool's
+ * instance, reuse an instance it did not create, mount over a file system
+ * someone put at /sys/kernel/tracing, or leave a mount behind.  Every path
+ * below is checked against those before it is written. */
+#include <config.h>
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#ifdef HAVE_TRACEFS
+#include <tracefs.h>
+#endif
+
+#include "trace_instance.h"
+
+#define TRACEFS_MAGIC_ 0x74726163
+#define SYSFS_MAGIC_ 0x62656572
+
+__attribute__((format(printf, 3, 4))) static void say(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+int trace_is_tracefs(const char *path)
+{
+	struct statfs sf;
+
+	if (statfs(path, &sf) < 0)
+		return -errno;
+	return sf.f_type == TRACEFS_MAGIC_;
+}
+
+/* One small file into buf, trailing newline removed.  -errno. */
+static int read_small(const char *root, const char *file, char *buf, size_t len, bool *truncated)
+{
+	char path[PATH_MAX + 128];
+	ssize_t n, off = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", root, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	while ((size_t)off < len - 1 && (n = read(fd, buf + off, len - 1 - (size_t)off)) > 0)
+		off += n;
+	if (truncated && (size_t)off == len - 1) {
+		char c;
+
+		*truncated = read(fd, &c, 1) == 1;
+	}
+	close(fd);
+	buf[off] = '\0';
+	while (off > 0 && buf[off - 1] == '\n')
+		buf[--off] = '\0';
+	return 0;
+}
+
+int trace_top_snapshot(const char *root, struct trace_top_state *s)
+{
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	if ((r = read_small(root, "tracing_on", s->tracing_on, sizeof(s->tracing_on), NULL)) ||
+	    (r = read_small(root, "current_tracer", s->current_tracer, sizeof(s->current_tracer),
+			    NULL)) ||
+	    (r = read_small(root, "buffer_size_kb", s->buffer_size_kb, sizeof(s->buffer_size_kb),
+			    NULL)) ||
+	    (r = read_small(root, "trace_clock", s->trace_clock, sizeof(s->trace_clock), NULL)) ||
+	    (r = read_small(root, "tracing_cpumask", s->tracing_cpumask, sizeof(s->tracing_cpumask),
+			    NULL)) ||
+	    (r = read_small(root, "set_event", s->set_event, sizeof(s->set_event), &s->truncated)))
+		return r;
+	return 0;
+}
+
+const char *trace_top_diff(const struct trace_top_state *a, const struct trace_top_state *b)
+{
+	if (strcmp(a->tracing_on, b->tracing_on))
+		return "tracing_on";
+	if (strcmp(a->current_tracer, b->current_tracer))
+		return "current_tracer";
+	if (strcmp(a->buffer_size_kb, b->buffer_size_kb))
+		return "buffer_size_kb";
+	if (strcmp(a->trace_clock, b->trace_clock))
+		return "trace_clock";
+	if (strcmp(a->tracing_cpumask, b->tracing_cpumask))
+		return "tracing_cpumask";
+	if (strcmp(a->set_event, b->set_event) || a->truncated != b->truncated)
+		return "set_event";
+	return NULL;
+}
+
+/* "rtsoak-<pid>" exactly: a decimal pid, no sign, no leading zero, in range. */
+static pid_t instance_pid(const char *name)
+{
+	const char *p;
+	long v = 0;
+
+	if (strncmp(name, "rtsoak-", 7) != 0)
+		return 0;
+	p = name + 7;
+	if (*p < '1' || *p > '9')
+		return 0;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9' || p - name > 7 + 9)
+			return 0;
+		v = v * 10 + (*p - '0');
+	}
+	return v > 0 && v <= 0x3fffffff ? (pid_t)v : 0;
+}
+
+static bool pid_alive(pid_t pid)
+{
+	/* EPERM means it exists (another user's process). */
+	return kill(pid, 0) == 0 || errno != ESRCH;
+}
+
+/* Remove one instance directory: the kernel frees its buffers on rmdir.
+ * Its tracing is turned off first so that it stops costing anything even
+ * if the rmdir fails (EBUSY: a reader still holds a file open). */
+static int remove_instance(const char *root, const char *name)
+{
+	char path[PATH_MAX + 128];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/instances/%s/tracing_on", root, name);
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd >= 0) {
+		if (write(fd, "0", 1) < 0) {
+			/* best effort: the rmdir below is what matters */
+		}
+		close(fd);
+	}
+	snprintf(path, sizeof(path), "%s/instances/%s", root, name);
+	return rmdir(path) < 0 ? -errno : 0;
+}
+
+int trace_instance_cleanup_stale(const char *root, bool own_is_stale, char *err, size_t errlen)
+{
+	char path[PATH_MAX + 128];
+	struct dirent *de;
+	int removed = 0, r = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/instances", root);
+	d = opendir(path);
+	if (!d) {
+		r = -errno;
+		say(err, errlen, "cannot list %s: %s", path, strerror(-r));
+		return r;
+	}
+	while ((de = readdir(d))) {
+		pid_t pid = instance_pid(de->d_name);
+		int e;
+
+		if (!pid || (pid == getpid() ? !own_is_stale : pid_alive(pid)))
+			continue;
+		e = remove_instance(root, de->d_name);
+		if (e) {
+			r = e;
+			say(err, errlen, "cannot remove the stale instance %s/%s: %s", path,
+			    de->d_name, strerror(-e));
+			continue;
+		}
+		removed++;
+	}
+	closedir(d);
+	return r ? r : removed;
+}
+
+#ifdef HAVE_TRACEFS
+
+/* Mounts this process made, so that one mount serves several instances and
+ * the last destroy unmounts it. */
+static int mount_refs, live_instances;
+
+/* root must be tracefs, or a directory of sysfs (the kernel's own mount
+ * point, empty) that we mount tracefs on.  Anything else (a tmpfs, a
+ * symlink someone else owns) is not ours to use or to hide. */
+static int ensure_mounted(const char *root, bool *mounted, char *err, size_t errlen)
+{
+	struct statfs sf;
+	struct stat st;
+	int r;
+
+	*mounted = false;
+	if (lstat(root, &st) < 0) {
+		r = -errno;
+		say(err, errlen, "tracefs: %s: %s (is tracefs in this kernel?)", root,
+		    strerror(-r));
+		return r == -ENOENT ? -ENODEV : r;
+	}
+	if (S_ISLNK(st.st_mode) && st.st_uid != 0) {
+		say(err, errlen, "tracefs: %s is a symlink owned by uid %u, not root: refusing it",
+		    root, (unsigned)st.st_uid);
+		return -EPERM;
+	}
+	if (statfs(root, &sf) < 0) {
+		r = -errno;
+		say(err, errlen, "tracefs: %s: %s", root, strerror(-r));
+		return r;
+	}
+	if (sf.f_type == TRACEFS_MAGIC_)
+		return 0;
+	if (sf.f_type != SYSFS_MAGIC_) {
+		say(err, errlen,
+		    "tracefs: %s is not tracefs (file system 0x%lx) and not its empty mount point: "
+		    "refusing to use or mount over it",
+		    root, (unsigned long)sf.f_type);
+		return -EPERM;
+	}
+	if (mount("nodev", root, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
+		r = -errno;
+		say(err, errlen, "tracefs: cannot mount it at %s: %s", root, strerror(-r));
+		return r == -ENODEV ? -ENODEV : r;
+	}
+	if (trace_is_tracefs(root) != 1) {
+		umount2(root, 0);
+		say(err, errlen, "tracefs: mounted at %s but it does not read back as tracefs",
+		    root);
+		return -ENODEV;
+	}
+	*mounted = true;
+	mount_refs++;
+	return 0;
+}
+
+static void release_mount(struct trace_instance *ti, char *err, size_t errlen, int *r)
+{
+	if (!ti->mounted)
+		return;
+	ti->mounted = false;
+	if (--mount_refs > 0)
+		return;
+	if (umount2(ti->root, 0) < 0 && !*r) {
+		*r = -errno;
+		say(err, errlen, "tracefs: cannot unmount %s (mounted by rtsoak): %s", ti->root,
+		    strerror(-*r));
+	}
+}
+
+/* The events of issue 14: system, event.  Those missing on this kernel
+ * are skipped; osnoise:* is added per event where the system exists. */
+static const char *const wanted[][2] = {
+	{ "sched", "sched_switch" },
+	{ "sched", "sched_waking" },
+	{ "sched", "sched_wakeup" },
+	{ "irq", "irq_handler_entry" },
+	{ "irq", "irq_handler_exit" },
+	{ "irq", "softirq_entry" },
+	{ "irq", "softirq_exit" },
+	{ "irq_vectors", "local_timer_entry" },
+	{ "irq_vectors", "local_timer_exit" },
+	{ "irq_vectors", "reschedule_entry" },
+	{ "irq_vectors", "reschedule_exit" },
+	{ "irq_vectors", "call_function_entry" },
+	{ "irq_vectors", "call_function_exit" },
+	{ "irq_vectors", "call_function_single_entry" },
+	{ "irq_vectors", "call_function_single_exit" },
+	{ "irq_vectors", "irq_work_entry" },
+	{ "irq_vectors", "irq_work_exit" },
+	{ "irq_vectors", "x86_platform_ipi_entry" },
+	{ "irq_vectors", "x86_platform_ipi_exit" },
+	{ "irq_vectors", "thermal_apic_entry" },
+	{ "irq_vectors", "thermal_apic_exit" },
+	{ "irq_vectors", "error_apic_entry" },
+	{ "irq_vectors", "error_apic_exit" },
+	{ "irq_vectors", "spurious_apic_entry" },
+	{ "irq_vectors", "spurious_apic_exit" },
+	{ "timer", "hrtimer_expire_entry" },
+	{ "timer", "hrtimer_expire_exit" },
+	{ "power", "cpu_idle" },
+	{ "nmi", "nmi_handler" },
+};
+
+static int enable_one(struct trace_instance *ti, const char *sys, const char *ev, char *err,
+		      size_t errlen)
+{
+	if (!tracefs_event_file_exists(ti->inst, sys, ev, "enable"))
+		return 0;
+	if (ti->nevents >= TRACE_MAX_EVENTS)
+		return 0;
+	if (tracefs_event_file_write(ti->inst, sys, ev, "enable", "1") < 0) {
+		int r = errno ? -errno : -EIO;
+
+		say(err, errlen, "tracefs: cannot enable %s:%s in instance %s: %s", sys, ev,
+		    ti->name, strerror(-r));
+		return r;
+	}
+	snprintf(ti->events[ti->nevents++], TRACE_EVNAME_LEN, "%s:%s", sys, ev);
+	return 0;
+}
+
+static int enable_events(struct trace_instance *ti, char *err, size_t errlen)
+{
+	char **osn;
+	int r;
+
+	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
+		if ((r = enable_one(ti, wanted[i][0], wanted[i][1], err, errlen)))
+			return r;
+	/* osnoise and timerlat events (osnoise:timerlat_sample, irq_noise...)
+	 * where the kernel has the osnoise tracer. */
+	osn = tracefs_system_events(ti->root, "osnoise");
+	for (int i = 0; osn && osn[i]; i++)
+		if ((r = enable_one(ti, "osnoise", osn[i], err, errlen))) {
+			tracefs_list_free(osn);
+			return r;
+		}
+	tracefs_list_free(osn);
+	if (!ti->nevents) {
+		say(err, errlen,
+		    "tracefs: none of the sched/irq/timer events exist in this kernel");
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+static int write_file(struct trace_instance *ti, const char *file, const char *val, char *err,
+		      size_t errlen)
+{
+	if (tracefs_instance_file_write(ti->inst, file, val) < 0) {
+		int r = errno ? -errno : -EIO;
+
+		say(err, errlen, "tracefs: cannot write '%s' to %s of instance %s: %s", val, file,
+		    ti->name, strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
+static int configure(struct trace_instance *ti, char *err, size_t errlen)
+{
+	char cpus[1024];
+	int r;
+
+	/* A new instance starts with tracing on: off until configured. */
+	if ((r = write_file(ti, "tracing_on", "0", err, errlen)))
+		return r;
+	cpuset_format(&ti->cpus, cpus, sizeof(cpus));
+	if (tracefs_instance_set_affinity(ti->inst, cpus) < 0) {
+		r = errno ? -errno : -EINVAL;
+		say(err, errlen, "tracefs: cannot restrict instance %s to CPUs %s: %s", ti->name,
+		    cpus, strerror(-r));
+		return r;
+	}
+	/* The probes read CLOCK_MONOTONIC: the events must be on it. */
+	if ((r = write_file(ti, "trace_clock", "mono", err, errlen)))
+		return r;
+	if (tracefs_instance_set_buffer_size(ti->inst, ti->buffer_kb, -1) < 0) {
+		r = errno ? -errno : -ENOMEM;
+		say(err, errlen, "tracefs: cannot size instance %s's buffer to %u KiB per CPU: %s",
+		    ti->name, ti->buffer_kb, strerror(-r));
+		return r;
+	}
+	return enable_events(ti, err, errlen);
+}
+
+int trace_instance_start(struct trace_instance *ti, char *err, size_t errlen)
+{
+	if (!ti->inst) {
+		say(err, errlen, "tracefs: no instance to start");
+		return -EINVAL;
+	}
+	return write_file(ti, "tracing_on", "1", err, errlen);
+}
+
+int trace_instance_create(struct trace_instance *ti, const struct trace_instance_config *cfg,
+			  char *err, size_t errlen)
+{
+	char path[PATH_MAX + 128];
+	int r, stale;
+
+	memset(ti, 0, sizeof(*ti));
+	snprintf(ti->root, sizeof(ti->root), "%s", TRACE_ROOT);
+	snprintf(ti->name, sizeof(ti->name), "rtsoak-%d", (int)getpid());
+	ti->cpus = cfg->cpus;
+	ti->buffer_kb = cfg->buffer_kb ? cfg->buffer_kb : TRACE_DEFAULT_BUFFER_KB;
+	if (cpuset_empty(&ti->cpus)) {
+		say(err, errlen, "tracefs: no CPU to trace");
+		return -EINVAL;
+	}
+	if (geteuid() != 0) {
+		say(err, errlen, "tracefs: an instance needs root");
+		return -EACCES;
+	}
+	if ((r = ensure_mounted(ti->root, &ti->mounted, err, errlen)))
+		return r;
+	/* libtracefs would look for a mount in /proc/mounts: tell it ours. */
+	if (tracefs_set_tracing_dir(ti->root) < 0) {
+		r = -errno;
+		say(err, errlen, "tracefs: %s: %s", ti->root, strerror(-r));
+		goto fail;
+	}
+	stale = trace_instance_cleanup_stale(ti->root, live_instances == 0, err, errlen);
+	if (stale < 0) {
+		r = stale;
+		goto fail;
+	}
+	ti->stale_removed = stale;
+	/* mkdir ourselves: EEXIST is the check that we never reuse an
+	 * instance (tracefs_instance_create would quietly return it). */
+	snprintf(path, sizeof(path), "%s/instances/%s", ti->root, ti->name);
+	if (mkdir(path, 0750) < 0) {
+		r = -errno;
+		say(err, errlen, "tracefs: cannot create instance %s: %s", path, strerror(-r));
+		goto fail;
+	}
+	ti->inst = tracefs_instance_alloc(ti->root, ti->name);
+	if (!ti->inst) {
+		r = errno ? -errno : -ENOMEM;
+		say(err, errlen, "tracefs: instance %s: %s", path, strerror(-r));
+		rmdir(path);
+		goto fail;
+	}
+	live_instances++;
+	if ((r = configure(ti, err, errlen))) {
+		char e2[8];
+
+		trace_instance_destroy(ti, e2, sizeof(e2));
+		return r;
+	}
+	return 0;
+fail:
+	release_mount(ti, err, errlen, &(int){ 1 });
+	return r;
+}
+
+int trace_instance_destroy(struct trace_instance *ti, char *err, size_t errlen)
+{
+	int r = 0;
+
+	if (ti->inst) {
+		tracefs_instance_file_write(ti->inst, "tracing_on", "0");
+		if (tracefs_instance_destroy(ti->inst) < 0) {
+			r = errno ? -errno : -EIO;
+			say(err, errlen, "tracefs: cannot remove instance %s/instances/%s: %s",
+			    ti->root, ti->name, strerror(-r));
+		}
+		tracefs_instance_free(ti->inst);
+		ti->inst = NULL;
+		live_instances--;
+	}
+	release_mount(ti, err, errlen, &r);
+	return r;
+}
+
+#else /* !HAVE_TRACEFS */
+
+int trace_instance_create(struct trace_instance *ti, const struct trace_instance_config *cfg,
+			  char *err, size_t errlen)
+{
+	memset(ti, 0, sizeof(*ti));
+	say(err, errlen, "%s", TRACE_NOT_BUILT);
+	return -ENOTSUP;
+}
+
+int trace_instance_start(struct trace_instance *ti, char *err, size_t errlen)
+{
+	say(err, errlen, "%s", TRACE_NOT_BUILT);
+	return -ENOTSUP;
+}
+
+int trace_instance_destroy(struct trace_instance *ti, char *err, size_t errlen)
+{
+	return 0;
+}
+
+#endif

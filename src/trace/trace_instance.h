@@ -1,0 +1,94 @@
+/* trace_instance: rtsoak's own tracefs instance, instances/rtsoak-<pid>.
+ *
+ * The flight recorder of `run --trace` records into an instance of its own
+ * so that the machine's tracing (the top-level buffer: tracing_on,
+ * current_tracer, set_event, buffer_size_kb, trace_clock) and other tools'
+ * instances are never touched.  Create mounts tracefs at /sys/kernel/tracing
+ * when nothing is mounted there (and destroy unmounts only what create
+ * mounted), removes the instances of rtsoak processes that are gone (a
+ * SIGKILLed run leaves one behind), makes a new instance (never reuses an
+ * existing one), restricts it to the measured CPUs with trace_clock "mono"
+ * and enables the events of issue 14 that this kernel has; its tracing
+ * stays off until trace_instance_start() (the recorder calls it once it is
+ * ready to read).
+ *
+ * Without libtracefs (configure --with-tracefs) every function returns
+ * -ENOTSUP with TRACE_NOT_BUILT as its message.
+ *
+ * Not thread-safe: create and destroy from one thread (the session's), the
+ * recorder reads the instance from the housekeeping thread in between. */
+#ifndef RTSOAK_TRACE_INSTANCE_H
+#define RTSOAK_TRACE_INSTANCE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cpuset.h"
+
+#define TRACE_NOT_BUILT "rtsoak was built without tracefs support (configure --with-tracefs)"
+#define TRACE_ROOT "/sys/kernel/tracing"
+#define TRACE_DEFAULT_BUFFER_KB 2048u
+#define TRACE_MAX_EVENTS 64
+#define TRACE_EVNAME_LEN 64 /* "system:event" */
+
+struct tracefs_instance;
+
+struct trace_instance_config {
+	struct cpuset cpus; /* the measured CPUs: the instance's tracing_cpumask */
+	unsigned buffer_kb; /* ring buffer per CPU; 0: TRACE_DEFAULT_BUFFER_KB */
+};
+
+struct trace_instance {
+	struct tracefs_instance *inst;
+	char name[32];	     /* "rtsoak-<pid>" */
+	char root[PATH_MAX]; /* where tracefs is mounted (TRACE_ROOT) */
+	bool mounted;	     /* create mounted it: destroy unmounts it */
+	struct cpuset cpus;
+	unsigned buffer_kb;
+	int stale_removed; /* instances of dead rtsoak processes create removed */
+	unsigned nevents;  /* the events enabled, "sched:sched_switch" ... */
+	char events[TRACE_MAX_EVENTS][TRACE_EVNAME_LEN];
+};
+
+/* Mount tracefs if needed, clean up stale instances, create and configure
+ * rtsoak-<pid> (its tracing off).  0, or -errno with one line in err
+ * (no "rtsoak: " prefix): -ENOTSUP not built in, -ENODEV no tracefs
+ * (and it cannot be mounted), -EPERM a path that is not what it should be
+ * (not tracefs, or a symlink not owned by root), -EEXIST the instance
+ * exists, -EACCES not root...  On failure nothing is left behind. */
+int trace_instance_create(struct trace_instance *ti, const struct trace_instance_config *cfg,
+			  char *err, size_t errlen) __attribute__((warn_unused_result));
+/* The instance's tracing_on to 1 (0 or -errno with err). */
+int trace_instance_start(struct trace_instance *ti, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
+/* Tracing off, the instance removed, tracefs unmounted if create mounted
+ * it.  Safe to call twice and on a zeroed struct.  0 or -errno with err. */
+int trace_instance_destroy(struct trace_instance *ti, char *err, size_t errlen);
+
+/* Remove instances/rtsoak-<pid> whose pid no longer exists, under a
+ * mounted tracefs at root; only names that are exactly "rtsoak-" and a
+ * decimal pid without leading zeros.  Returns how many it removed, or
+ * -errno with err.  own_is_stale: also remove rtsoak-<getpid()> (create
+ * does so when this process holds no instance: a dead process's pid reused
+ * by us). */
+int trace_instance_cleanup_stale(const char *root, bool own_is_stale, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
+
+/* The top-level buffer's settings, to prove they are left alone. */
+struct trace_top_state {
+	char tracing_on[16], current_tracer[64], buffer_size_kb[64], trace_clock[256];
+	char tracing_cpumask[256];
+	char set_event[16384];
+	bool truncated; /* set_event did not fit */
+};
+/* Read them under root (a mounted tracefs).  0 or -errno. */
+int trace_top_snapshot(const char *root, struct trace_top_state *s)
+    __attribute__((warn_unused_result));
+/* The name of the first file that differs, or NULL when they are equal. */
+const char *trace_top_diff(const struct trace_top_state *a, const struct trace_top_state *b);
+
+/* Is this file system tracefs (statfs), 1 yes, 0 no, -errno. */
+int trace_is_tracefs(const char *path);
+
+#endif
