@@ -356,8 +356,10 @@ static int wait_for_end(struct session *s, struct report *r)
 			until = next_checkpoint;
 		if (next_prom < until)
 			until = next_prom;
-		uint64_t wait =
-		    until - now < 100 * NSEC_PER_MSEC ? until - now : 100 * NSEC_PER_MSEC;
+		/* --trace: the kernel's per-CPU buffers hold about a quarter of a
+		 * second of a busy CPU's events; read them every 20 ms. */
+		uint64_t tick = (s->trace ? 20 : 100) * NSEC_PER_MSEC;
+		uint64_t wait = until - now < tick ? until - now : tick;
 		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)wait };
 		int sig = sigtimedwait(&set, NULL, &ts);
 		if (sig == SIGUSR1) {
