@@ -626,9 +626,10 @@ static int get_text(struct rd *rd, json_t *o, const char *key, const char *where
 	if (!json_is_string(v))
 		return fail(rd, path, v ? "is not a string" : "is missing");
 	if (json_string_length(v) > max || strlen(json_string_value(v)) != json_string_length(v))
-		return fail(rd, path, max == REPORT_NAME_MAX
-					  ? "is longer than the limit of 255 bytes or holds NUL"
-					  : "is longer than the limit of 1024 bytes or holds NUL");
+		return fail(rd, path,
+			    max == REPORT_NAME_MAX
+				? "is longer than the limit of 255 bytes or holds NUL"
+				: "is longer than the limit of 1024 bytes or holds NUL");
 	*out = json_string_value(v);
 	return 0;
 }
@@ -812,7 +813,8 @@ static int read_spike_causes(struct rd *rd, json_t *s, const char *where, json_t
 		get_u64(rd, json_array_get(causes, i), "spikes", where, false, &want, NULL);
 		if (per[i] != want) {
 			char msg[96];
-			snprintf(msg, sizeof(msg), "holds %" PRIu64 " spikes of cause %zu, which has %" PRIu64,
+			snprintf(msg, sizeof(msg),
+				 "holds %" PRIu64 " spikes of cause %zu, which has %" PRIu64,
 				 per[i], i, want);
 			fail(rd, path, msg);
 			goto out;
@@ -925,7 +927,8 @@ static int read_attrib_series(struct rd *rd, json_t *s, size_t k, json_t *all)
 		if (json_integer_value(json_object_get(o, "cpu")) == (json_int_t)cpu &&
 		    !strcmp(json_string_value(json_object_get(o, "probe")), probe) &&
 		    !strcmp(json_string_value(json_object_get(o, "phase")), phase))
-			return fail(rd, where, "repeats the probe, cpu and phase of an earlier entry");
+			return fail(rd, where,
+				    "repeats the probe, cpu and phase of an earlier entry");
 	}
 	char w2[96];
 	snprintf(w2, sizeof(w2), "%s.not_attributed", where);

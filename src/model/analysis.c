@@ -42,12 +42,12 @@ static json_t *series_id(const struct report_series *rs)
  * No attributed spike: no culprit. */
 struct pattern_events {
 	const struct report_series *rs;
-	bool complete;	/* t[j] is spike j of the log; else interval src[j] */
+	bool complete; /* t[j] is spike j of the log; else interval src[j] */
 	const double *t;
 	const size_t *src;
 	size_t n;
 	double span;
-	bool *taken; /* n: taken by an earlier pattern */
+	bool *taken;	   /* n: taken by an earlier pattern */
 	bool *member;	   /* n: scratch */
 	size_t *per_cause; /* ncauses: scratch */
 };
@@ -92,7 +92,8 @@ static json_t *culprit_json(struct pattern_events *pe, json_t *as,
 			pe->per_cause[k]++;
 	}
 	for (size_t k = 0; k < ncauses; k++)
-		if (pe->per_cause[k] && (best == SIZE_MAX || pe->per_cause[k] > pe->per_cause[best]))
+		if (pe->per_cause[k] &&
+		    (best == SIZE_MAX || pe->per_cause[k] > pe->per_cause[best]))
 			best = k; /* ties: the earlier cause, the one with more excess latency */
 	if (best == SIZE_MAX)
 		return NULL;

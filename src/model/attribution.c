@@ -58,9 +58,9 @@ struct attribution_spike *attribution_spikes(json_t *series, size_t *n)
 	if (!json_array_size(sc) || !(v = malloc(json_array_size(sc) * sizeof(*v))))
 		return NULL;
 	json_array_foreach (sc, i, e)
-		v[i] = (struct attribution_spike){
-			(uint64_t)json_integer_value(json_array_get(e, 0)),
-			(size_t)json_integer_value(json_array_get(e, 1)) };
+		v[i] =
+		    (struct attribution_spike){ (uint64_t)json_integer_value(json_array_get(e, 0)),
+						(size_t)json_integer_value(json_array_get(e, 1)) };
 	qsort(v, i, sizeof(*v), spike_cmp);
 	*n = i;
 	return v;
