@@ -26,9 +26,10 @@
 #include "report.h"
 #include "svg.h"
 
-#define WHY_ROW 30 /* pixels per CPU row */
-#define WHY_BAR 20 /* bar height */
-#define WHY_TOP 10 /* worst spikes shown per probe */
+#define WHY_ROW 30		   /* pixels per CPU row */
+#define WHY_BAR 20		   /* bar height */
+#define WHY_TOP 10		   /* worst spikes shown per probe */
+#define WHY_RIGHT (SVG_RIGHT - 56) /* bars end here: "123/456" right of them */
 
 const char html_why_css[] =
     ".cz{fill:hsl(var(--h),var(--cs),var(--cl));stroke:var(--bg);stroke-width:1}\n"
@@ -36,8 +37,8 @@ const char html_why_css[] =
     ".split{display:inline-flex;width:9em;height:.7em;vertical-align:middle;"
     "background:repeating-linear-gradient(45deg,var(--grid) 0 3px,transparent 3px 6px);"
     "border:1px solid var(--frame)}.split i{display:block;height:100%}\n"
-    ".split .irq{background:hsl(0,65%,55%)}.split .thr{background:hsl(210,65%,50%)}"
-    ".split .usr{background:hsl(120,45%,45%)}\n"
+    ".split .irq{background:hsl(45,90%,50%)}.split .thr{background:hsl(185,60%,38%)}"
+    ".split .usr{background:hsl(300,35%,55%)}\n"
     "td.why{text-align:left;max-width:28em}\n";
 
 /* Hue and saturation of a cause kind (the part of its key before ':'). */
@@ -165,7 +166,7 @@ static void put_bar_row(struct html_page *pg, const struct svg_axis *x, json_t *
 			" spikes</title></path>\n",
 			100 * share, ex, json_integer_value(json_object_get(c, "spikes")));
 	}
-	fprintf(f, "<text class=\"tk\" x=\"%d\" y=\"", SVG_RIGHT + 4);
+	fprintf(f, "<text class=\"tk\" x=\"%d\" y=\"", WHY_RIGHT + 6);
 	svg_num(f, y + WHY_BAR * 0.7);
 	fprintf(f, "\">%" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT "</text>\n",
 		json_integer_value(json_object_get(s, "attributed")),
@@ -310,11 +311,12 @@ static void put_top(struct html_page *pg, const char *probe)
 		svg_runtime(at, sizeof(at),
 			    (uint64_t)json_integer_value(json_object_get(t, "t_ns")));
 		fprintf(f,
-			"<tr data-cpu=\"%d\" data-t-ns=\"%" JSON_INTEGER_FORMAT "\"><td>%s</td>"
+			"<tr data-cpu=\"%d\" data-t-ns=\"%" JSON_INTEGER_FORMAT
+			"\"><td class=\"nw\">%s</td>"
 			"<td class=\"l\">%d</td><td>",
 			v[j].cpu, json_integer_value(json_object_get(t, "t_ns")), at, v[j].cpu);
 		html_lat(pg, (uint64_t)json_integer_value(json_object_get(t, "latency_ns")));
-		fputs("</td><td class=\"l\">", f);
+		fputs("</td><td class=\"l nw\">", f);
 		put_split(pg, t);
 		fputs("</td><td class=\"why\">", f);
 		html_esc(pg, json_string_value(json_object_get(t, "verdict")));
@@ -351,14 +353,14 @@ static void put_probe(struct html_page *pg, const char *probe)
 	fputs("</h3>\n", f);
 	if (nv) {
 		int h = WHY_TOP + (int)rows * WHY_ROW + 8;
-		struct svg_axis x = { false, 0, 1, SVG_LEFT, SVG_RIGHT, SVG_TICKS_FRACTION };
+		struct svg_axis x = { false, 0, 1, SVG_LEFT, WHY_RIGHT, SVG_TICKS_FRACTION };
 		html_plot_attrs(attrs, sizeof(attrs), "causes", probe);
 		snprintf(label, sizeof(label), "%s: causes of the excess latency per CPU", probe);
 		fprintf(f,
 			"<figure><svg%s viewBox=\"0 0 %d %d\" width=\"100%%\" role=\"img\" "
 			"data-x-scale=\"lin 0 1 %d %d\" data-y-scale=\"lin 0 %zu %d %zu\" "
 			"aria-label=\"",
-			attrs, SVG_W, h, SVG_LEFT, SVG_RIGHT, rows, WHY_TOP,
+			attrs, SVG_W, h, SVG_LEFT, WHY_RIGHT, rows, WHY_TOP,
 			WHY_TOP + rows * WHY_ROW);
 		html_esc(pg, label);
 		fputs("\">\n", f);
