@@ -41,26 +41,29 @@ const char html_why_css[] =
     ".split .usr{background:hsl(300,35%,55%)}\n"
     "td.why{text-align:left;max-width:28em}\n";
 
-/* Hue and saturation of a cause kind (the part of its key before ':'). */
-static void kind_colour(const char *cause, int *hue, int *sat)
+/* Hue and saturation of a cause kind (the part of its key before ':'):
+ * its class, 0 .. WHY_KINDS - 1 (the last: a kind this build does not know). */
+#define WHY_KINDS 9
+static unsigned kind_colour(const char *cause, int *hue, int *sat)
 {
 	static const struct {
 		const char *kind;
 		int hue, sat;
-	} k[] = { { "task", 215, 65 },	    { "softirq", 30, 85 }, { "irq", 0, 70 },
-		  { "vector", 275, 55 },    { "nmi", 325, 70 },	   { "idle", 125, 50 },
-		  { "idle_exit", 125, 50 }, { "silent", 0, 0 } };
+	} k[WHY_KINDS - 1] = { { "task", 215, 65 },	 { "softirq", 30, 85 }, { "irq", 0, 70 },
+			       { "vector", 275, 55 },	 { "nmi", 325, 70 },	{ "idle", 125, 50 },
+			       { "idle_exit", 125, 50 }, { "silent", 0, 0 } };
 	char kind[32];
 
 	attribution_kind(cause, kind, sizeof(kind));
-	for (unsigned i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+	for (unsigned i = 0; i < WHY_KINDS - 1; i++)
 		if (!strcmp(k[i].kind, kind)) {
 			*hue = k[i].hue;
 			*sat = k[i].sat;
-			return;
+			return i;
 		}
-	*hue = 55; /* a kind this build does not know */
+	*hue = 55;
 	*sat = 30;
+	return WHY_KINDS - 1;
 }
 
 /* The distinct causes of one probe's rows, first seen first, each with its
@@ -70,58 +73,67 @@ struct why_cause {
 	int hue, sat, light;
 };
 
+struct why_causes {
+	struct why_cause *v;
+	size_t n;
+	json_t *ix; /* cause -> its index in v: O(1) per segment */
+};
+
 static void colour_attrs(struct html_page *pg, const struct why_cause *c)
 {
 	fprintf(pg->f, " style=\"--h:%d;--cs:%d%%;--cl:%d%%\"", c->hue, c->sat, c->light);
 }
 
-static const struct why_cause *cause_of(const struct why_cause *v, size_t n, const char *cause)
+static const struct why_cause *cause_of(const struct why_causes *wc, const char *cause)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(v[i].cause, cause))
-			return &v[i];
-	return NULL;
+	json_t *k = json_object_get(wc->ix, cause);
+
+	return k ? &wc->v[json_integer_value(k)] : NULL;
 }
 
-static size_t collect_causes(const struct report *r, const char *probe, struct why_cause **out)
+static void causes_free(struct why_causes *wc)
 {
-	json_t *s, *c;
-	size_t i, k, n = 0, cap = 0;
-	struct why_cause *v = NULL;
+	free(wc->v);
+	json_decref(wc->ix);
+}
 
+static int collect_causes(const struct report *r, const char *probe, struct why_causes *wc)
+{
+	unsigned per_kind[WHY_KINDS] = { 0 };
+	json_t *s, *c;
+	size_t i, k, cap = 0;
+
+	memset(wc, 0, sizeof(*wc));
+	if (!(wc->ix = json_object()))
+		return -ENOMEM;
 	json_array_foreach (json_object_get(r->attribution, "series"), i, s) {
 		if (strcmp(json_string_value(json_object_get(s, "probe")), probe) ||
 		    strcmp(json_string_value(json_object_get(s, "phase")), "all"))
 			continue;
 		json_array_foreach (json_object_get(s, "causes"), k, c) {
 			const char *key = json_string_value(json_object_get(c, "cause"));
-			if (cause_of(v, n, key))
+			if (json_object_get(wc->ix, key))
 				continue;
-			if (n == cap) {
-				struct why_cause *m = realloc(v, (cap = cap * 2 + 8) * sizeof(*v));
-				if (!m) {
-					free(v);
-					*out = NULL;
-					return SIZE_MAX;
-				}
-				v = m;
+			if (wc->n == cap) {
+				struct why_cause *m =
+				    realloc(wc->v, (cap = cap * 2 + 8) * sizeof(*wc->v));
+				if (!m)
+					return -ENOMEM;
+				wc->v = m;
 			}
-			struct why_cause *w = &v[n];
-			int same = 0;
+			if (json_object_set_new(wc->ix, key, json_integer((json_int_t)wc->n)))
+				return -ENOMEM;
+			struct why_cause *w = &wc->v[wc->n++];
+			unsigned cls = kind_colour(key, &w->hue, &w->sat);
 			w->cause = key;
-			kind_colour(key, &w->hue, &w->sat);
-			for (size_t j = 0; j < n; j++)
-				same += v[j].hue == w->hue && v[j].sat == w->sat;
-			w->light = 42 + (same % 4) * 12; /* 42, 54, 66, 78 % */
-			n++;
+			w->light = 42 + (int)(per_kind[cls]++ % 4) * 12; /* 42, 54, 66, 78 % */
 		}
 	}
-	*out = v;
-	return n;
+	return 0;
 }
 
 static void put_bar_row(struct html_page *pg, const struct svg_axis *x, json_t *s, double y,
-			const struct why_cause *v, size_t nv)
+			const struct why_causes *wc)
 {
 	FILE *f = pg->f;
 	json_t *c;
@@ -137,7 +149,7 @@ static void put_bar_row(struct html_page *pg, const struct svg_axis *x, json_t *
 	fprintf(f, "\" text-anchor=\"end\">%s</text>\n", name);
 	json_array_foreach (json_object_get(s, "causes"), k, c) {
 		const char *cause = json_string_value(json_object_get(c, "cause"));
-		const struct why_cause *w = cause_of(v, nv, cause);
+		const struct why_cause *w = cause_of(wc, cause);
 		double share = json_number_value(json_object_get(c, "share"));
 		double x0 = svg_px(x, at), x1 = svg_px(x, at + share);
 		char label[1100], ex[32];
@@ -331,13 +343,14 @@ static void put_top(struct html_page *pg, const char *probe)
 static void put_probe(struct html_page *pg, const char *probe)
 {
 	const struct report *r = pg->r;
-	struct why_cause *v;
-	size_t nv = collect_causes(r, probe, &v), rows = 0, i;
+	struct why_causes wc;
+	size_t rows = 0, i;
 	json_t *s;
 	FILE *f = pg->f;
 	char attrs[512], label[200], key[1100];
 
-	if (nv == SIZE_MAX) {
+	if (collect_causes(r, probe, &wc)) {
+		causes_free(&wc);
 		pg->rc = -ENOMEM;
 		return;
 	}
@@ -345,13 +358,13 @@ static void put_probe(struct html_page *pg, const char *probe)
 		rows += !strcmp(json_string_value(json_object_get(s, "probe")), probe) &&
 			!strcmp(json_string_value(json_object_get(s, "phase")), "all");
 	if (!rows) {
-		free(v);
+		causes_free(&wc);
 		return;
 	}
 	fputs("<h3>", f);
 	html_esc(pg, probe);
 	fputs("</h3>\n", f);
-	if (nv) {
+	if (wc.n) {
 		int h = WHY_TOP + (int)rows * WHY_ROW + 8;
 		struct svg_axis x = { false, 0, 1, SVG_LEFT, WHY_RIGHT, SVG_TICKS_FRACTION };
 		html_plot_attrs(attrs, sizeof(attrs), "causes", probe);
@@ -369,14 +382,14 @@ static void put_probe(struct html_page *pg, const char *probe)
 			if (strcmp(json_string_value(json_object_get(s, "probe")), probe) ||
 			    strcmp(json_string_value(json_object_get(s, "phase")), "all"))
 				continue;
-			put_bar_row(pg, &x, s, WHY_TOP + (double)row++ * WHY_ROW, v, nv);
+			put_bar_row(pg, &x, s, WHY_TOP + (double)row++ * WHY_ROW, &wc);
 		}
 		fputs("</svg><div class=\"legend\">", f);
-		for (size_t k = 0; k < nv; k++) {
+		for (size_t k = 0; k < wc.n; k++) {
 			fputs("<span class=\"key\"><i class=\"sw cz\"", f);
-			colour_attrs(pg, &v[k]);
+			colour_attrs(pg, &wc.v[k]);
 			fputs("></i>", f);
-			html_esc(pg, attribution_label(v[k].cause, key, sizeof(key)));
+			html_esc(pg, attribution_label(wc.v[k].cause, key, sizeof(key)));
 			fputs("</span> ", f);
 		}
 		fputs("</div><figcaption>", f);
@@ -390,7 +403,7 @@ static void put_probe(struct html_page *pg, const char *probe)
 		html_esc(pg, probe);
 		fputs(": no spike was attributed.</p>\n", f);
 	}
-	free(v);
+	causes_free(&wc);
 	put_top(pg, probe);
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "attribution.h"
 #include "cyclictest.h"
 #include "report.h"
 #include "views.h"
@@ -719,21 +720,39 @@ static int read_attrib_cpus(struct rd *rd, json_t *at)
 	return 0;
 }
 
+static int read_cause_list(struct rd *rd, json_t *causes, const char *where, uint64_t attributed,
+			   json_t *seen);
+
 /* causes[]: each {cause, kind, spikes, excess_ns, share}, distinct keys,
  * largest excess first; their spikes add up to attributed. */
 static int read_causes(struct rd *rd, json_t *s, const char *where, uint64_t attributed,
 		       json_t **out)
 {
-	char w[120], path[160];
-	json_t *causes, *c;
-	uint64_t sum = 0, prev = UINT64_MAX, spikes, excess;
-	const char *key, *kind;
-	size_t i;
+	json_t *causes, *seen;
 	int rc;
 
 	if ((rc = get_array(rd, s, "causes", where, ATTRIB_CAUSES_MAX,
 			    "holds more than the limit of 65536 causes", &causes)))
 		return rc;
+	if (!(seen = json_object())) /* the keys so far: repeats found in O(n) */
+		return -ENOMEM;
+	rc = read_cause_list(rd, causes, where, attributed, seen);
+	json_decref(seen);
+	if (!rc)
+		*out = causes;
+	return rc;
+}
+
+static int read_cause_list(struct rd *rd, json_t *causes, const char *where, uint64_t attributed,
+			   json_t *seen)
+{
+	char w[120], path[160];
+	json_t *c;
+	uint64_t sum = 0, prev = UINT64_MAX, spikes, excess;
+	const char *key, *kind;
+	size_t i;
+	int rc;
+
 	json_array_foreach (causes, i, c) {
 		snprintf(w, sizeof(w), "%s.causes[%zu]", where, i);
 		if (!json_is_object(c))
@@ -753,18 +772,18 @@ static int read_causes(struct rd *rd, json_t *s, const char *where, uint64_t att
 		if (excess > prev)
 			return fail(rd, w, "causes are not sorted by excess_ns, largest first");
 		prev = excess;
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(json_string_value(
-					json_object_get(json_array_get(causes, j), "cause")),
-				    key))
-				return fail(rd, w, "cause is listed twice");
+		if (json_object_get(seen, key))
+			return fail(rd, w, "cause is listed twice");
+		if (json_object_set_new(seen, key, json_true()))
+			return -ENOMEM;
 		sum += spikes;
+		if (spikes > attributed || sum > attributed)
+			break; /* no wrap-around: too many already */
 	}
 	if (sum != attributed) {
 		snprintf(path, sizeof(path), "%s.causes", where);
 		return fail(rd, path, "spikes do not add up to attributed");
 	}
-	*out = causes;
 	return 0;
 }
 
@@ -902,7 +921,7 @@ static int read_attrib_top(struct rd *rd, json_t *s, const char *where)
 	return 0;
 }
 
-static int read_attrib_series(struct rd *rd, json_t *s, size_t k, json_t *all)
+static int read_attrib_series(struct rd *rd, json_t *s, size_t k)
 {
 	static const char *const reasons[] = { "events_lost", "no_events", "no_anchor" };
 	char where[64];
@@ -922,14 +941,6 @@ static int read_attrib_series(struct rd *rd, json_t *s, size_t k, json_t *all)
 	    (rc = get_u64(rd, s, "attributed", where, false, &attributed, NULL)) ||
 	    (rc = get_object(rd, s, "not_attributed", where, &na)))
 		return rc;
-	for (size_t j = 0; j < k; j++) {
-		json_t *o = json_array_get(all, j);
-		if (json_integer_value(json_object_get(o, "cpu")) == (json_int_t)cpu &&
-		    !strcmp(json_string_value(json_object_get(o, "probe")), probe) &&
-		    !strcmp(json_string_value(json_object_get(o, "phase")), phase))
-			return fail(rd, where,
-				    "repeats the probe, cpu and phase of an earlier entry");
-	}
 	char w2[96];
 	snprintf(w2, sizeof(w2), "%s.not_attributed", where);
 	for (unsigned j = 0; j < 3; j++) {
@@ -961,10 +972,15 @@ static int read_attribution(struct rd *rd, struct report *r, json_t *root)
 			    "holds more than the readers' limit of 1000000 entries", &series)))
 		return rc;
 	json_array_foreach (series, i, s)
-		if ((rc = read_attrib_series(rd, s, i, series)))
+		if ((rc = read_attrib_series(rd, s, i)))
 			return rc;
-	r->attribution = json_incref(at);
-	return 0;
+	/* The index finds entries that repeat a key, in O(n). */
+	if ((rc = attribution_set(r, at, &i)) == -EEXIST) {
+		char where[64];
+		snprintf(where, sizeof(where), "attribution.series[%zu]", i);
+		return fail(rd, where, "repeats the probe, cpu and phase of an earlier entry");
+	}
+	return rc;
 }
 
 static int read_root(struct rd *rd, struct report *r, json_t *root)

@@ -7,11 +7,64 @@
 
 #include "attribution.h"
 
+#include <errno.h>
+
+/* The index key: the probe's length first, so that no probe and phase
+ * (any bytes but NUL) can make another pair's key. */
+static int key_of(char *buf, size_t len, const char *probe, int cpu, const char *phase)
+{
+	int n = snprintf(buf, len, "%zu:%s:%d:%s", strlen(probe), probe, cpu, phase);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+#define KEY_MAX (2 * (REPORT_NAME_MAX + 1) + 48)
+
+int attribution_set(struct report *r, json_t *a, size_t *dup)
+{
+	json_t *ix = json_object(), *s;
+	char key[KEY_MAX];
+	size_t i;
+
+	if (!ix)
+		return -ENOMEM;
+	json_array_foreach (json_object_get(a, "series"), i, s) {
+		const char *probe = json_string_value(json_object_get(s, "probe"));
+		const char *phase = json_string_value(json_object_get(s, "phase"));
+		if (!probe || !phase ||
+		    key_of(key, sizeof(key), probe,
+			   (int)json_integer_value(json_object_get(s, "cpu")), phase))
+			continue; /* not an entry any lookup can name */
+		if (json_object_get(ix, key)) {
+			json_decref(ix);
+			if (dup)
+				*dup = i;
+			return -EEXIST;
+		}
+		if (json_object_set(ix, key, s)) {
+			json_decref(ix);
+			return -ENOMEM;
+		}
+	}
+	json_decref(r->attribution);
+	json_decref(r->attribution_index);
+	r->attribution = a ? json_incref(a) : NULL;
+	r->attribution_index = a ? ix : NULL;
+	if (!a)
+		json_decref(ix);
+	return 0;
+}
+
 json_t *attribution_series(const struct report *r, const char *probe, int cpu, const char *phase)
 {
+	char key[KEY_MAX];
 	json_t *s;
 	size_t i;
 
+	if (r->attribution_index)
+		return key_of(key, sizeof(key), probe, cpu, phase)
+			   ? NULL
+			   : json_object_get(r->attribution_index, key);
 	json_array_foreach (json_object_get(r->attribution, "series"), i, s)
 		if (json_integer_value(json_object_get(s, "cpu")) == cpu &&
 		    !strcmp(json_string_value(json_object_get(s, "probe")) ?: "", probe) &&

@@ -21,6 +21,12 @@
  * percentage points between two runs is a shift compare reports. */
 #define ATTRIBUTION_SHIFT_POINTS 5.0
 
+/* Give r the attribution section a (a reference is taken; NULL: none) and
+ * index its series entries by (probe, cpu, phase), so that the views' and
+ * compare's lookups stay O(1) for files with many.  -EEXIST when two
+ * entries share a key (entry index in *dup), -ENOMEM. */
+int attribution_set(struct report *r, json_t *a, size_t *dup) __attribute__((warn_unused_result));
+
 /* The series entry of (probe, cpu, phase), or NULL. */
 json_t *attribution_series(const struct report *r, const char *probe, int cpu, const char *phase);
 

@@ -125,6 +125,9 @@ struct report {
 	 * phase) (docs/report-schema.json; attribution.h reads it).  NULL in
 	 * reports without it; json_read.c checks it before anything reads it. */
 	json_t *attribution;
+	/* attribution.h's index of its series entries by (probe, cpu, phase),
+	 * built by attribution_set(); NULL: lookups search the list. */
+	json_t *attribution_index;
 };
 
 const char *report_status_name(enum report_status s);
