@@ -393,11 +393,15 @@ int analysis_add_culprits(struct report *r)
 
 		json_array_foreach (pats, k, p)
 			missing = missing || !json_object_get(p, "culprit");
-		for (size_t s = 0; missing && !rs && s < r->nseries; s++)
-			if (r->series[s].cpu == json_integer_value(json_object_get(a, "cpu")) &&
-			    !strcmp(r->series[s].probe,
+		/* analysis_build() writes entry i for series i: that one first */
+		for (size_t s = 0; missing && !rs && s <= r->nseries; s++) {
+			size_t j = s == 0 ? i : s - 1;
+			if (j < r->nseries &&
+			    r->series[j].cpu == json_integer_value(json_object_get(a, "cpu")) &&
+			    !strcmp(r->series[j].probe,
 				    json_string_value(json_object_get(a, "probe")) ?: ""))
-				rs = &r->series[s];
+				rs = &r->series[j];
+		}
 		if (!rs || !attribution_series(r, rs->probe, rs->cpu, "all"))
 			continue;
 		if (!(fresh = periodicity_json(r, rs)))
