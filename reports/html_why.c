@@ -16,6 +16,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,19 @@ const char html_why_css[] =
     ".split .irq{background:hsl(45,90%,50%)}.split .thr{background:hsl(185,60%,38%)}"
     ".split .usr{background:hsl(300,35%,55%)}\n"
     "td.why{text-align:left;max-width:28em}\n";
+
+/* A string of the section, "" where it has none: json_read.c checked
+ * every file's, but a run's own section is not read back first. */
+static const char *str(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key)) ?: "";
+}
+
+/* The entries of probe over the whole run. */
+static bool whole_run_of(json_t *s, const char *probe)
+{
+	return !strcmp(str(s, "probe"), probe) && !strcmp(str(s, "phase"), "all");
+}
 
 /* Hue and saturation of a cause kind (the part of its key before ':'):
  * its class, 0 .. WHY_KINDS - 1 (the last: a kind this build does not know). */
@@ -107,11 +121,10 @@ static int collect_causes(const struct report *r, const char *probe, struct why_
 	if (!(wc->ix = json_object()))
 		return -ENOMEM;
 	json_array_foreach (json_object_get(r->attribution, "series"), i, s) {
-		if (strcmp(json_string_value(json_object_get(s, "probe")), probe) ||
-		    strcmp(json_string_value(json_object_get(s, "phase")), "all"))
+		if (!whole_run_of(s, probe))
 			continue;
 		json_array_foreach (json_object_get(s, "causes"), k, c) {
-			const char *key = json_string_value(json_object_get(c, "cause"));
+			const char *key = str(c, "cause");
 			if (json_object_get(wc->ix, key))
 				continue;
 			if (wc->n == cap) {
@@ -148,7 +161,7 @@ static void put_bar_row(struct html_page *pg, const struct svg_axis *x, json_t *
 	svg_num(f, y + WHY_BAR * 0.7);
 	fprintf(f, "\" text-anchor=\"end\">%s</text>\n", name);
 	json_array_foreach (json_object_get(s, "causes"), k, c) {
-		const char *cause = json_string_value(json_object_get(c, "cause"));
+		const char *cause = str(c, "cause");
 		const struct why_cause *w = cause_of(wc, cause);
 		double share = json_number_value(json_object_get(c, "share"));
 		double x0 = svg_px(x, at), x1 = svg_px(x, at + share);
@@ -193,8 +206,7 @@ static void put_contributors(struct html_page *pg, json_t *t)
 	char ns[32];
 
 	json_array_foreach (json_object_get(t, "contributors"), i, c) {
-		const char *kind = json_string_value(json_object_get(c, "kind"));
-		const char *name = json_string_value(json_object_get(c, "name"));
+		const char *kind = str(c, "kind"), *name = str(c, "name");
 		json_t *pid = json_object_get(c, "pid"), *prio = json_object_get(c, "priority");
 		json_t *id = json_object_get(c, "id");
 		const char *pol = json_string_value(json_object_get(c, "policy"));
@@ -288,8 +300,7 @@ static void put_top(struct html_page *pg, const char *probe)
 	FILE *f = pg->f;
 
 	json_array_foreach (json_object_get(pg->r->attribution, "series"), i, s) {
-		if (strcmp(json_string_value(json_object_get(s, "probe")), probe) ||
-		    strcmp(json_string_value(json_object_get(s, "phase")), "all"))
+		if (!whole_run_of(s, probe))
 			continue;
 		json_array_foreach (json_object_get(s, "top"), k, t) {
 			if (n == cap) {
@@ -331,7 +342,7 @@ static void put_top(struct html_page *pg, const char *probe)
 		fputs("</td><td class=\"l nw\">", f);
 		put_split(pg, t);
 		fputs("</td><td class=\"why\">", f);
-		html_esc(pg, json_string_value(json_object_get(t, "verdict")));
+		html_esc(pg, str(t, "verdict"));
 		fputs("</td><td class=\"why\">", f);
 		put_contributors(pg, t);
 		fputs("</td></tr>\n", f);
@@ -355,8 +366,7 @@ static void put_probe(struct html_page *pg, const char *probe)
 		return;
 	}
 	json_array_foreach (json_object_get(r->attribution, "series"), i, s)
-		rows += !strcmp(json_string_value(json_object_get(s, "probe")), probe) &&
-			!strcmp(json_string_value(json_object_get(s, "phase")), "all");
+		rows += whole_run_of(s, probe);
 	if (!rows) {
 		causes_free(&wc);
 		return;
@@ -379,8 +389,7 @@ static void put_probe(struct html_page *pg, const char *probe)
 		fputs("\">\n", f);
 		size_t row = 0;
 		json_array_foreach (json_object_get(r->attribution, "series"), i, s) {
-			if (strcmp(json_string_value(json_object_get(s, "probe")), probe) ||
-			    strcmp(json_string_value(json_object_get(s, "phase")), "all"))
+			if (!whole_run_of(s, probe))
 				continue;
 			put_bar_row(pg, &x, s, WHY_TOP + (double)row++ * WHY_ROW, &wc);
 		}

@@ -311,7 +311,7 @@ static int match_causes(struct compare_match *m, const struct report *ra, const 
 		return -ENOMEM;
 	for (int side = 0; side < 2; side++)
 		json_array_foreach (side ? cb : ca, i, x) {
-			const char *key = json_string_value(json_object_get(x, "cause"));
+			const char *key = json_string_value(json_object_get(x, "cause")) ?: "";
 			size_t k = 0;
 			while (k < n && strcmp(m->causes[k].cause, key))
 				k++;
