@@ -10,6 +10,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 #include "compare.h"
 #include "svg.h"
+#include "attribution.h"
 #include "output.h"
 #include "util.h"
 #include "views.h"
@@ -472,6 +474,62 @@ static void put_differences(struct cpage *cp)
 	fputs("</tbody></table>\n", f);
 }
 
+/* How the causes of the spikes shifted, for the matches where a side was
+ * traced (rtsoak run --trace): every cause with its share of the excess
+ * latency in A and in B, the shifts (more than ATTRIBUTION_SHIFT_POINTS,
+ * or appeared / disappeared) marked.  Nothing on pages without attribution. */
+static void put_causes(struct cpage *cp)
+{
+	const struct comparison *c = cp->c;
+	FILE *f = cp->f;
+	bool any = false;
+	char w[300], label[1100];
+
+	for (size_t i = 0; i < c->n && !any; i++)
+		any = c->m[i].traced_a || c->m[i].traced_b;
+	if (!any)
+		return;
+	fprintf(f,
+		"<h2 id=\"causes\">How the causes shifted</h2>\n<p class=\"cap\">Each cause's "
+		"share of the excess latency (above the spike threshold) in A and B, from the "
+		"runs' attribution (--trace); marked: moved by more than %.0f points, or "
+		"appeared or disappeared.</p>\n<table id=\"causes-table\"><thead><tr>"
+		"<th class=\"l\">result</th><th class=\"l\">cause</th><th>A</th><th>B</th>"
+		"<th>spikes A</th><th>spikes B</th></tr></thead><tbody>\n",
+		ATTRIBUTION_SHIFT_POINTS);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct compare_match *m = &c->m[i];
+		if (!m->traced_a && !m->traced_b)
+			continue;
+		where(w, sizeof(w), m);
+		if (!m->ncauses || !m->traced_a || !m->traced_b) {
+			fputs("<tr><td class=\"l\">", f);
+			esc(cp, w);
+			fprintf(f, "</td><td class=\"l muted\" colspan=\"5\">%s</td></tr>\n",
+				!m->traced_a   ? "only B was traced"
+				: !m->traced_b ? "only A was traced"
+					       : "no attributed spike in either");
+			if (m->traced_a && m->traced_b)
+				continue;
+		}
+		for (size_t k = 0; m->traced_a && m->traced_b && k < m->ncauses; k++) {
+			const struct compare_cause *cc = &m->causes[k];
+			fputs("<tr data-cause=\"", f);
+			esc(cp, cc->cause);
+			fprintf(f, "\" data-shifted=\"%s\"><td class=\"l\">",
+				cc->shifted ? "1" : "0");
+			esc(cp, w);
+			fprintf(f, "</td><td class=\"l%s\">", cc->shifted ? " worse" : "");
+			esc(cp, attribution_label(cc->cause, label, sizeof(label)));
+			fprintf(f,
+				"</td><td>%.1f %%</td><td>%.1f %%</td><td>%" PRIu64
+				"</td><td>%" PRIu64 "</td></tr>\n",
+				100 * cc->share_a, 100 * cc->share_b, cc->spikes_a, cc->spikes_b);
+		}
+	}
+	fputs("</tbody></table>\n", f);
+}
+
 static int fill(FILE *f, void *arg)
 {
 	struct cpage *cp = arg;
@@ -483,6 +541,7 @@ static int fill(FILE *f, void *arg)
 	put_head(cp);
 	put_limits(cp);
 	put_verdicts(cp);
+	put_causes(cp);
 	put_overlays(cp);
 	put_stats(cp);
 	put_differences(cp);

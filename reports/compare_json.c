@@ -51,6 +51,25 @@ static json_t *match_json(const struct compare_match *m)
 	json_object_set_new(o, "p", num_or_null(tested && m->p >= 0, m->p));
 	json_object_set_new(o, "note", m->note[0] ? json_string(m->note) : json_null());
 	json_object_set_new(o, "stats", stats);
+	if (m->traced_a || m->traced_b) { /* only where a side was traced: old files unchanged */
+		json_t *causes = json_array();
+		for (size_t i = 0; i < m->ncauses; i++) {
+			const struct compare_cause *c = &m->causes[i];
+			json_array_append_new(
+			    causes,
+			    json_pack(
+				"{s:s, s:o, s:o, s:o, s:o, s:b}", "cause", c->cause, "share_a",
+				m->traced_a ? json_real(c->share_a) : json_null(), "share_b",
+				m->traced_b ? json_real(c->share_b) : json_null(), "spikes_a",
+				m->traced_a ? json_integer((json_int_t)c->spikes_a) : json_null(),
+				"spikes_b",
+				m->traced_b ? json_integer((json_int_t)c->spikes_b) : json_null(),
+				"shifted", c->shifted));
+		}
+		json_object_set_new(o, "traced_a", json_boolean(m->traced_a));
+		json_object_set_new(o, "traced_b", json_boolean(m->traced_b));
+		json_object_set_new(o, "causes", causes);
+	}
 	return o;
 }
 

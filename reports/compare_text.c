@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attribution.h"
 #include "compare.h"
 #include "util.h"
 #include "views.h"
@@ -200,6 +201,43 @@ static void change_text(char *buf, size_t len, double pct)
 		snprintf(buf, len, "%+.1e%%", pct);
 }
 
+/* How the causes of the spikes shifted (both runs traced): "  causes: silent
+ * 62% -> 3%, rtsoak-spike/0 (FIFO 99) 0% -> 80%", the causes whose share of
+ * the excess latency moved by more than ATTRIBUTION_SHIFT_POINTS or that
+ * appeared or disappeared. */
+static void causes_print(struct wrap *wr, const struct compare_match *m)
+{
+	char part[4500], label[1100], esc[1100 * 4];
+	bool any = false;
+
+	if (!m->traced_a && !m->traced_b)
+		return;
+	wrap_part(wr, "  causes: ", NULL);
+	if (!m->traced_a || !m->traced_b) {
+		wrap_part(wr, m->traced_a ? "only A was traced" : "only B was traced", NULL);
+		wrap_end(wr);
+		return;
+	}
+	for (size_t i = 0; i < m->ncauses; i++) {
+		const struct compare_cause *c = &m->causes[i];
+		if (!c->shifted)
+			continue;
+		util_escape(attribution_label(c->cause, label, sizeof(label)), esc, sizeof(esc));
+		if (any)
+			wrap_part(wr, ",", NULL); /* the comma stays at the end of a line */
+		snprintf(part, sizeof(part), "%s%s %.0f%% -> %.0f%%", any ? " " : "", esc,
+			 100 * c->share_a, 100 * c->share_b);
+		wrap_part(wr, part, NULL);
+		any = true;
+	}
+	if (!any) {
+		snprintf(part, sizeof(part), "no share moved by more than %.0f points",
+			 ATTRIBUTION_SHIFT_POINTS);
+		wrap_part(wr, part, NULL);
+	}
+	wrap_end(wr);
+}
+
 static void match_print(FILE *out, bool color, const struct compare_match *m)
 {
 	char w[96], sh[64], ci[96], how[96], paren[96], part[128], pct[32];
@@ -230,6 +268,7 @@ static void match_print(FILE *out, bool color, const struct compare_match *m)
 		wrap_clauses(&wr, m->note);
 		wrap_end(&wr);
 	}
+	causes_print(&wr, m);
 	fprintf(out, "  %-8s %*s %*s %9s\n", "", CELL_W, "A", CELL_W, "B", "change");
 	for (unsigned s = 0; s < COMPARE_NSTATS; s++) {
 		const struct compare_value *v = &m->v[s];

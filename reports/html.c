@@ -961,7 +961,7 @@ static int put_page(struct html_page *pg)
 
 	snprintf(title, sizeof(title), "%s report %s (%s)", r->tool_name ? r->tool_name : "rtsoak",
 		 r->start, report_status_name(r->status));
-	svg_page_begin(f, title);
+	svg_page_begin_css(f, title, r->attribution ? html_why_css : NULL);
 	put_banner(pg);
 	put_headline(pg);
 	put_meta(pg);
@@ -970,6 +970,8 @@ static int put_page(struct html_page *pg)
 	      f);
 	if (r->nseries)
 		fputs("<a href=\"#timeseries\">Over time</a>", f);
+	if (r->attribution)
+		fputs("<a href=\"#why\">Why late</a>", f);
 	if (pg->nphases)
 		fputs("<a href=\"#phases\">Per phase</a>", f);
 	if (json_array_size(json_object_get(json_object_get(r->ab, "comparison"), "matches")))
@@ -979,6 +981,7 @@ static int put_page(struct html_page *pg)
 	put_ab(pg);
 	if ((rc = put_distributions(pg)) || (rc = html_series_put(pg)))
 		return rc;
+	html_why_put(pg);
 	put_worst(pg);
 	if ((rc = put_phases(pg)))
 		return rc;

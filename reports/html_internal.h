@@ -55,6 +55,12 @@ void html_plot_attrs(char *buf, size_t len, const char *plot, const char *probe)
 /* "Over time": each probe's maxima per interval, spikes, recurring spikes
  * and phase bands (html_series.c).  Returns 0 or -ENOMEM. */
 int html_series_put(struct html_page *pg);
+/* "Why was it late": per probe a causes bar per CPU and the worst spikes
+ * with their split, verdict and contributors, from the attribution section
+ * (html_why.c); nothing without one.  html_why_css: its stylesheet rules,
+ * on pages that have the section. */
+void html_why_put(struct html_page *pg);
+extern const char html_why_css[];
 /* "Details": warnings, system snapshot, loads, phases, tweaks, probe
  * counters, ab rounds and the run configuration, folded (html_details.c). */
 void html_details_put(struct html_page *pg);

@@ -7,10 +7,13 @@
 #include <config.h>
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
+#include "attribution.h"
 #include "cyclictest.h"
 #include "report.h"
 #include "views.h"
@@ -599,6 +602,387 @@ static int read_series(struct rd *rd, struct report *r, json_t *root)
 	return rc;
 }
 
+/* ------------------------------------------------------ attribution -- */
+
+/* What one attribution entry may hold, beyond the readers' other limits:
+ * causes are few per series (one per distinct task, IRQ, ...), the per-spike
+ * records are the worst few. */
+#define ATTRIB_CAUSES_MAX 65536
+#define ATTRIB_TOP_MAX RECORDER_TOP_MAX
+#define ATTRIB_CONTRIB_MAX 64
+#define ATTRIB_TEXT_MAX 1024 /* bytes of a cause, verdict or tracer string */
+
+/* A string of at most max bytes at o[key] (path where.key); nullable: null
+ * is allowed (*out NULL). */
+static int get_text(struct rd *rd, json_t *o, const char *key, const char *where, size_t max,
+		    bool nullable, const char **out)
+{
+	json_t *v = json_object_get(o, key);
+	char path[200];
+
+	snprintf(path, sizeof(path), "%s.%s", where, key);
+	*out = NULL;
+	if (nullable && json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return fail(rd, path, v ? "is not a string" : "is missing");
+	if (json_string_length(v) > max || strlen(json_string_value(v)) != json_string_length(v))
+		return fail(rd, path,
+			    max == REPORT_NAME_MAX
+				? "is longer than the limit of 255 bytes or holds NUL"
+				: "is longer than the limit of 1024 bytes or holds NUL");
+	*out = json_string_value(v);
+	return 0;
+}
+
+static int get_array(struct rd *rd, json_t *o, const char *key, const char *where, size_t max,
+		     const char *limit, json_t **out)
+{
+	json_t *v = json_object_get(o, key);
+	char path[200];
+
+	snprintf(path, sizeof(path), "%s.%s", where, key);
+	if (!json_is_array(v))
+		return fail(rd, path, v ? "is not an array" : "is missing");
+	if (json_array_size(v) > max)
+		return fail(rd, path, limit);
+	*out = v;
+	return 0;
+}
+
+static int get_object(struct rd *rd, json_t *o, const char *key, const char *where, json_t **out)
+{
+	json_t *v = json_object_get(o, key);
+	char path[200];
+
+	snprintf(path, sizeof(path), "%s.%s", where, key);
+	if (!json_is_object(v))
+		return fail(rd, path, v ? "is not an object" : "is missing");
+	*out = v;
+	return 0;
+}
+
+static int get_cpu(struct rd *rd, json_t *o, const char *where, uint64_t *cpu)
+{
+	int rc = get_u64(rd, o, "cpu", where, false, cpu, NULL);
+	char path[200];
+
+	snprintf(path, sizeof(path), "%s.cpu", where);
+	if (!rc && *cpu >= 65536)
+		return fail(rd, path, "is not a CPU number (0..65535)");
+	return rc;
+}
+
+static int read_tracer(struct rd *rd, json_t *at)
+{
+	const char *where = "attribution.tracer", *s;
+	json_t *t, *ev, *v;
+	uint64_t u;
+	size_t i;
+	int rc;
+
+	if ((rc = get_object(rd, at, "tracer", "attribution", &t)) ||
+	    (rc = get_text(rd, t, "instance", where, ATTRIB_TEXT_MAX, false, &s)) ||
+	    (rc = get_text(rd, t, "clock", where, ATTRIB_TEXT_MAX, false, &s)) ||
+	    (rc = get_u64(rd, t, "buffer_kb", where, false, &u, NULL)) ||
+	    (rc = get_u64(rd, t, "window_ms", where, false, &u, NULL)) ||
+	    (rc = get_array(rd, t, "events", where, REPORT_LIST_MAX,
+			    "holds more than the limit of 65536 entries", &ev)))
+		return rc;
+	json_array_foreach (ev, i, v)
+		if (!json_is_string(v))
+			return fail(rd, "attribution.tracer.events", "holds a non-string");
+	if (!json_is_boolean(json_object_get(t, "stacks")))
+		return fail(rd, "attribution.tracer.stacks", "is not a boolean");
+	return 0;
+}
+
+static int read_attrib_cpus(struct rd *rd, json_t *at)
+{
+	json_t *cpus, *c;
+	char where[64];
+	uint64_t u;
+	size_t i;
+	int rc;
+
+	if ((rc = get_array(rd, at, "cpus", "attribution", 65536,
+			    "holds more than the limit of 65536 CPUs", &cpus)))
+		return rc;
+	json_array_foreach (cpus, i, c) {
+		snprintf(where, sizeof(where), "attribution.cpus[%zu]", i);
+		if (!json_is_object(c))
+			return fail(rd, where, "is not an object");
+		if ((rc = get_cpu(rd, c, where, &u)) ||
+		    (rc = get_u64(rd, c, "events", where, false, &u, NULL)) ||
+		    (rc = get_u64(rd, c, "lost", where, false, &u, NULL)))
+			return rc;
+	}
+	return 0;
+}
+
+static int read_cause_list(struct rd *rd, json_t *causes, const char *where, uint64_t attributed,
+			   json_t *seen);
+
+/* causes[]: each {cause, kind, spikes, excess_ns, share}, distinct keys,
+ * largest excess first; their spikes add up to attributed. */
+static int read_causes(struct rd *rd, json_t *s, const char *where, uint64_t attributed,
+		       json_t **out)
+{
+	json_t *causes, *seen;
+	int rc;
+
+	if ((rc = get_array(rd, s, "causes", where, ATTRIB_CAUSES_MAX,
+			    "holds more than the limit of 65536 causes", &causes)))
+		return rc;
+	if (!(seen = json_object())) /* the keys so far: repeats found in O(n) */
+		return -ENOMEM;
+	rc = read_cause_list(rd, causes, where, attributed, seen);
+	json_decref(seen);
+	if (!rc)
+		*out = causes;
+	return rc;
+}
+
+static int read_cause_list(struct rd *rd, json_t *causes, const char *where, uint64_t attributed,
+			   json_t *seen)
+{
+	char w[120], path[160];
+	json_t *c;
+	uint64_t sum = 0, prev = UINT64_MAX, spikes, excess;
+	const char *key, *kind;
+	size_t i;
+	int rc;
+
+	json_array_foreach (causes, i, c) {
+		snprintf(w, sizeof(w), "%s.causes[%zu]", where, i);
+		if (!json_is_object(c))
+			return fail(rd, w, "is not an object");
+		if ((rc = get_text(rd, c, "cause", w, ATTRIB_TEXT_MAX, false, &key)) ||
+		    (rc = get_text(rd, c, "kind", w, REPORT_NAME_MAX, false, &kind)) ||
+		    (rc = get_u64(rd, c, "spikes", w, false, &spikes, NULL)) ||
+		    (rc = get_u64(rd, c, "excess_ns", w, false, &excess, NULL)))
+			return rc;
+		json_t *sh = json_object_get(c, "share");
+		snprintf(path, sizeof(path), "%s.share", w);
+		if (!json_is_number(sh) || !(json_number_value(sh) >= 0) ||
+		    !(json_number_value(sh) <= 1))
+			return fail(rd, path, "is not a number in 0..1");
+		if (!*key)
+			return fail(rd, w, "cause is empty");
+		if (excess > prev)
+			return fail(rd, w, "causes are not sorted by excess_ns, largest first");
+		prev = excess;
+		if (json_object_get(seen, key))
+			return fail(rd, w, "cause is listed twice");
+		if (json_object_set_new(seen, key, json_true()))
+			return -ENOMEM;
+		sum += spikes;
+		if (spikes > attributed || sum > attributed)
+			break; /* no wrap-around: too many already */
+	}
+	if (sum != attributed) {
+		snprintf(path, sizeof(path), "%s.causes", where);
+		return fail(rd, path, "spikes do not add up to attributed");
+	}
+	return 0;
+}
+
+/* spike_causes: attributed pairs [t_ns, index < number of causes], as many
+ * per cause as it dominated. */
+static int read_spike_causes(struct rd *rd, json_t *s, const char *where, json_t *causes,
+			     uint64_t attributed)
+{
+	size_t n = json_array_size(causes), i;
+	uint64_t *per = calloc(n ? n : 1, sizeof(*per));
+	char path[160];
+	json_t *sc, *e;
+	int rc;
+
+	if (!per)
+		return -ENOMEM;
+	snprintf(path, sizeof(path), "%s.spike_causes", where);
+	if ((rc = get_array(rd, s, "spike_causes", where, REPORT_INTERVALS_MAX,
+			    "holds more than the readers' limit of 200000000 spikes", &sc)))
+		goto out;
+	rc = -EINVAL;
+	if (json_array_size(sc) != attributed) {
+		fail(rd, path, "does not hold one entry per attributed spike");
+		goto out;
+	}
+	json_array_foreach (sc, i, e) {
+		json_t *t = json_array_get(e, 0), *k = json_array_get(e, 1);
+		if (!json_is_array(e) || json_array_size(e) != 2 || !json_is_integer(t) ||
+		    !json_is_integer(k) || json_integer_value(t) < 0 || json_integer_value(k) < 0) {
+			fail(rd, path, "holds an entry that is not [t_ns, cause index]");
+			goto out;
+		}
+		if ((uint64_t)json_integer_value(k) >= n) {
+			char msg[96];
+			snprintf(msg, sizeof(msg),
+				 "entry %zu: cause index %" JSON_INTEGER_FORMAT
+				 " is out of range (%zu causes)",
+				 i, json_integer_value(k), n);
+			fail(rd, path, msg);
+			goto out;
+		}
+		per[json_integer_value(k)]++;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t want;
+		get_u64(rd, json_array_get(causes, i), "spikes", where, false, &want, NULL);
+		if (per[i] != want) {
+			char msg[96];
+			snprintf(msg, sizeof(msg),
+				 "holds %" PRIu64 " spikes of cause %zu, which has %" PRIu64,
+				 per[i], i, want);
+			fail(rd, path, msg);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	free(per);
+	return rc;
+}
+
+static int get_u64_or_null(struct rd *rd, json_t *o, const char *key, const char *where)
+{
+	char path[200];
+	json_t *v = json_object_get(o, key);
+	uint64_t u;
+
+	snprintf(path, sizeof(path), "%s.%s", where, key);
+	if (!v)
+		return fail(rd, path, "is missing");
+	return get_u64(rd, o, key, where, true, &u, NULL);
+}
+
+static int read_contributors(struct rd *rd, json_t *t, const char *where)
+{
+	json_t *cs, *c, *v;
+	char w[200], path[240];
+	const char *s;
+	uint64_t u;
+	size_t i;
+	int rc;
+
+	if ((rc = get_array(rd, t, "contributors", where, ATTRIB_CONTRIB_MAX,
+			    "holds more than the limit of 64 contributors", &cs)))
+		return rc;
+	json_array_foreach (cs, i, c) {
+		snprintf(w, sizeof(w), "%s.contributors[%zu]", where, i);
+		if (!json_is_object(c))
+			return fail(rd, w, "is not an object");
+		if ((rc = get_text(rd, c, "kind", w, REPORT_NAME_MAX, false, &s)) ||
+		    (rc = get_text(rd, c, "name", w, REPORT_NAME_MAX, false, &s)) ||
+		    (rc = get_text(rd, c, "policy", w, REPORT_NAME_MAX, true, &s)) ||
+		    (rc = get_u64(rd, c, "ns", w, false, &u, NULL)) ||
+		    (rc = get_u64_or_null(rd, c, "id", w)))
+			return rc;
+		/* pid and priority: integers (a nice value is negative) or null */
+		static const char *const ints[] = { "pid", "priority" };
+		for (unsigned k = 0; k < 2; k++) {
+			v = json_object_get(c, ints[k]);
+			snprintf(path, sizeof(path), "%s.%s", w, ints[k]);
+			if (!json_is_integer(v) && !json_is_null(v))
+				return fail(rd, path,
+					    v ? "is not an integer or null" : "is missing");
+		}
+	}
+	return 0;
+}
+
+static int read_attrib_top(struct rd *rd, json_t *s, const char *where)
+{
+	json_t *top, *t;
+	char w[160];
+	const char *str;
+	uint64_t u;
+	size_t i;
+	int rc;
+
+	if ((rc = get_array(rd, s, "top", where, ATTRIB_TOP_MAX,
+			    "holds more than the limit of 4096 spikes", &top)))
+		return rc;
+	json_array_foreach (top, i, t) {
+		snprintf(w, sizeof(w), "%s.top[%zu]", where, i);
+		if (!json_is_object(t))
+			return fail(rd, w, "is not an object");
+		if ((rc = get_u64(rd, t, "t_ns", w, false, &u, NULL)) ||
+		    (rc = get_u64(rd, t, "latency_ns", w, false, &u, NULL)) ||
+		    (rc = get_u64_or_null(rd, t, "irq_ns", w)) ||
+		    (rc = get_u64_or_null(rd, t, "thread_ns", w)) ||
+		    (rc = get_u64_or_null(rd, t, "user_ns", w)) ||
+		    (rc = get_text(rd, t, "cause", w, ATTRIB_TEXT_MAX, true, &str)) ||
+		    (rc = get_text(rd, t, "verdict", w, ATTRIB_TEXT_MAX, false, &str)) ||
+		    (rc = read_contributors(rd, t, w)))
+			return rc;
+	}
+	return 0;
+}
+
+static int read_attrib_series(struct rd *rd, json_t *s, size_t k)
+{
+	static const char *const reasons[] = { "events_lost", "no_events", "no_anchor" };
+	char where[64];
+	const char *probe, *phase;
+	uint64_t cpu, u, spikes, attributed, lost = 0;
+	json_t *na, *causes;
+	int rc;
+
+	snprintf(where, sizeof(where), "attribution.series[%zu]", k);
+	if (!json_is_object(s))
+		return fail(rd, where, "is not an object");
+	if ((rc = get_text(rd, s, "probe", where, REPORT_NAME_MAX, false, &probe)) ||
+	    (rc = get_cpu(rd, s, where, &cpu)) ||
+	    (rc = get_text(rd, s, "phase", where, REPORT_NAME_MAX, false, &phase)) ||
+	    (rc = get_u64(rd, s, "threshold_ns", where, false, &u, NULL)) ||
+	    (rc = get_u64(rd, s, "spikes", where, false, &spikes, NULL)) ||
+	    (rc = get_u64(rd, s, "attributed", where, false, &attributed, NULL)) ||
+	    (rc = get_object(rd, s, "not_attributed", where, &na)))
+		return rc;
+	char w2[96];
+	snprintf(w2, sizeof(w2), "%s.not_attributed", where);
+	for (unsigned j = 0; j < 3; j++) {
+		if ((rc = get_u64(rd, na, reasons[j], w2, false, &u, NULL)))
+			return rc;
+		lost += u;
+	}
+	if (attributed > spikes || lost != spikes - attributed)
+		return fail(rd, where, "attributed and not_attributed do not add up to spikes");
+	if ((rc = read_causes(rd, s, where, attributed, &causes)) ||
+	    (rc = read_spike_causes(rd, s, where, causes, attributed)))
+		return rc;
+	return read_attrib_top(rd, s, where);
+}
+
+/* Optional: only runs with --trace have it. */
+static int read_attribution(struct rd *rd, struct report *r, json_t *root)
+{
+	json_t *at = json_object_get(root, "attribution"), *series, *s;
+	size_t i;
+	int rc;
+
+	if (!at)
+		return 0;
+	if (!json_is_object(at))
+		return fail(rd, "attribution", "is not an object");
+	if ((rc = read_tracer(rd, at)) || (rc = read_attrib_cpus(rd, at)) ||
+	    (rc = get_array(rd, at, "series", "attribution", REPORT_RESULTS_MAX,
+			    "holds more than the readers' limit of 1000000 entries", &series)))
+		return rc;
+	json_array_foreach (series, i, s)
+		if ((rc = read_attrib_series(rd, s, i)))
+			return rc;
+	/* The index finds entries that repeat a key, in O(n). */
+	if ((rc = attribution_set(r, at, &i)) == -EEXIST) {
+		char where[64];
+		snprintf(where, sizeof(where), "attribution.series[%zu]", i);
+		return fail(rd, where, "repeats the probe, cpu and phase of an earlier entry");
+	}
+	return rc;
+}
+
 static int read_root(struct rd *rd, struct report *r, json_t *root)
 {
 	json_t *tool = json_object_get(root, "tool"), *run = json_object_get(root, "run");
@@ -666,9 +1050,10 @@ static int read_root(struct rd *rd, struct report *r, json_t *root)
 	if ((r->tweaks && !json_is_array(r->tweaks)) || (r->ab && !json_is_object(r->ab)))
 		return fail(rd, "tweaks/ab", "not an array/object");
 	if ((rc = read_results(rd, r, root, BIG_RESULTS, false)) ||
-	    (rc = read_results(rd, r, root, BIG_AGGREGATES, true)) || (rc = read_periods(rd, r)))
+	    (rc = read_results(rd, r, root, BIG_AGGREGATES, true)) || (rc = read_periods(rd, r)) ||
+	    (rc = read_series(rd, r, root)) || (rc = read_attribution(rd, r, root)))
 		return rc;
-	return read_series(rd, r, root);
+	return analysis_add_culprits(r);
 }
 
 int report_json_read(const char *path, struct report *r, char *err, size_t errlen)

@@ -137,6 +137,8 @@ static json_t *head_json(const struct report *r)
 		json_object_set(root, "ab", r->ab);
 	if (r->analysis)
 		json_object_set(root, "analysis", r->analysis);
+	if (r->attribution) /* as read or as the run built it: unchanged */
+		json_object_set(root, "attribution", r->attribution);
 	return root;
 }
 

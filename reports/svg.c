@@ -679,12 +679,18 @@ static const char page_css[] =
 
 void svg_page_begin(FILE *f, const char *title)
 {
+	svg_page_begin_css(f, title, NULL);
+}
+
+void svg_page_begin_css(FILE *f, const char *title, const char *extra_css)
+{
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	      "<title>",
 	      f);
 	svg_escape(f, title);
-	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", page_css);
+	fprintf(f, "</title>\n<style>\n%s%s</style>\n</head>\n<body>\n", page_css,
+		extra_css ? extra_css : "");
 }
 
 void svg_page_end(FILE *f)

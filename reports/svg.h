@@ -124,6 +124,9 @@ void svg_legend(FILE *f, const struct svg_series *s, size_t n);
 /* The page frame: doctype, head with the inline stylesheet and title
  * (escaped), <body>; and its end. */
 void svg_page_begin(FILE *f, const char *title);
+/* The same with more rules after the page's own (NULL: none), for sections
+ * only some pages have: other pages stay as they were. */
+void svg_page_begin_css(FILE *f, const char *title, const char *extra_css);
 void svg_page_end(FILE *f);
 
 #endif

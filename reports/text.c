@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attribution.h"
 #include "report.h"
 #include "util.h"
 #include "views.h"
@@ -282,15 +283,150 @@ static void phase_heading(FILE *out, const struct text_layout *L, const char *ph
 	fputc('\n', out);
 }
 
+/* Width of the lines that hold to it (the causes line). */
+#define TEXT_COLUMNS 80
+#define CAUSE_BUF (4 * 1024 + 1) /* an escaped cause key (json_read.c: 1024 bytes) */
+
+/* A cause for people, escaped: "rtsoak-spike/0 (FIFO 99)", "softirq NET_RX". */
+static const char *cause_text(const char *cause, char *buf, size_t len)
+{
+	char plain[1100];
+
+	return util_escape(attribution_label(cause ? cause : "?", plain, sizeof(plain)), buf, len);
+}
+
+/* The culprit of a pattern: ": rtsoak-spike/0 (FIFO 99) preempted, 19 of 20". */
+static void culprit_print(FILE *out, json_t *c)
+{
+	const char *cause = json_string_value(json_object_get(c, "cause"));
+	char buf[CAUSE_BUF], kind[32];
+
+	if (!cause)
+		return;
+	fprintf(out, ": %s%s, %" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT,
+		cause_text(cause, buf, sizeof(buf)),
+		!strcmp(attribution_kind(cause, kind, sizeof(kind)), "task") ? " preempted" : "",
+		json_integer_value(json_object_get(c, "spikes")),
+		json_integer_value(json_object_get(c, "of")));
+}
+
+/* s cut to at most w bytes with "..." (not inside a UTF-8 sequence). */
+static void cut(char *s, size_t w)
+{
+	size_t n = strlen(s);
+
+	if (n <= w)
+		return;
+	n = w > 3 ? w - 3 : 0;
+	while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	snprintf(s + n, 4, "...");
+}
+
+/* The causes of a series after "  causes:" into line (TEXT_COLUMNS + 1
+ * bytes), leaving room for tail: as many as fit whole, then "+N more";
+ * with cut, the first one's name cut ("...") when not even it fits.  False
+ * when nothing fits. */
+static bool causes_fit(char *line, json_t *causes, const char *tail, bool cut_first)
+{
+	size_t n = json_array_size(causes), shown = 0, room = TEXT_COLUMNS - strlen(tail);
+
+	snprintf(line, TEXT_COLUMNS + 1, "  causes:");
+	if (!n) {
+		strcat(line, " none");
+		return true;
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_t *c = json_array_get(causes, i);
+		char label[CAUSE_BUF], item[CAUSE_BUF + 64], more[32] = "", nums[48];
+		size_t used = strlen(line);
+
+		cause_text(json_string_value(json_object_get(c, "cause")), label, sizeof(label));
+		snprintf(nums, sizeof(nums), " %.0f%% (%" JSON_INTEGER_FORMAT ")",
+			 100 * json_number_value(json_object_get(c, "share")),
+			 json_integer_value(json_object_get(c, "spikes")));
+		if (i + 1 < n)
+			snprintf(more, sizeof(more), ", +%zu more", n - i - 1);
+		snprintf(item, sizeof(item), "%s %s%s", i ? "," : "", label, nums);
+		if (used + strlen(item) + strlen(more) <= room) {
+			strcat(line, item);
+			shown++;
+			continue;
+		}
+		if (shown) { /* the rest as a count: room was kept for it */
+			snprintf(more, sizeof(more), ", +%zu more", n - shown);
+			strcat(line, more);
+			return true;
+		}
+		size_t fixed = 1 + strlen(nums) + strlen(more);
+		if (!cut_first || used + fixed + 4 > room)
+			return false;
+		cut(label, room - used - fixed);
+		snprintf(item, sizeof(item), " %s%s%s", label, nums, more);
+		strcat(line, item);
+		return true;
+	}
+	return true;
+}
+
+/* Why the spikes of a series were late, beside its spikes: line, within
+ * TEXT_COLUMNS: "  causes: rtsoak-spike/0 (FIFO 99) 95% (19), softirq NET_RX
+ * 3% (1); 1 not attributed (events lost)".  Causes that do not fit are
+ * counted ("+2 more"); when not even the first fits whole, the reasons for
+ * the spikes not attributed go first, then the first cause's name is cut. */
+static void causes_print(FILE *out, json_t *as)
+{
+	static const char *const reason[][2] = { { "events_lost", "events lost" },
+						 { "no_events", "no events" },
+						 { "no_anchor", "no anchor" } };
+	json_t *causes = json_object_get(as, "causes"), *na = json_object_get(as, "not_attributed");
+	char tail[160] = "", brief[64] = "", line[TEXT_COLUMNS + 1];
+	json_int_t missing = 0;
+	unsigned nreasons = 0;
+
+	for (unsigned i = 0; i < 3; i++) {
+		json_int_t k = json_integer_value(json_object_get(na, reason[i][0]));
+		missing += k;
+		nreasons += k > 0;
+	}
+	if (missing) {
+		snprintf(brief, sizeof(brief), "; %" JSON_INTEGER_FORMAT " not attributed",
+			 missing);
+		snprintf(tail, sizeof(tail), "%s (", brief);
+		for (unsigned i = 0, first = 1; i < 3; i++) {
+			json_int_t k = json_integer_value(json_object_get(na, reason[i][0]));
+			if (!k)
+				continue;
+			if (nreasons > 1)
+				util_catf(tail, sizeof(tail), "%s%" JSON_INTEGER_FORMAT " %s",
+					  first ? "" : ", ", k, reason[i][1]);
+			else
+				util_catf(tail, sizeof(tail), "%s", reason[i][1]);
+			first = 0;
+		}
+		util_catf(tail, sizeof(tail), ")");
+	}
+	if (!causes_fit(line, causes, tail, false)) {
+		snprintf(tail, sizeof(tail), "%s", brief);
+		if (!causes_fit(line, causes, tail, true))
+			snprintf(line, sizeof(line), "  causes: +%zu", json_array_size(causes));
+	}
+	fputs(line, out);
+	fputs(tail, out);
+	fputc('\n', out);
+}
+
 /* Spikes and recurring patterns, one line per series that has spikes:
- * "timer cpu 1: 23 spikes > 512.0 us; every 20.000 s (+-0.4 ms), 67 %". */
+ * "timer cpu 1: 23 spikes > 512.0 us; every 20.000 s (+-0.4 ms), 67 %",
+ * with each pattern's culprit when the run was traced, and then the
+ * causes line of the series' attribution. */
 static void spikes_print(const struct report *r, FILE *out)
 {
 	json_t *per = json_object_get(r->analysis, "periodicity");
 
 	for (size_t i = 0; i < r->nseries; i++) {
 		const struct report_series *rs = &r->series[i];
-		json_t *a = json_array_get(per, i), *p;
+		json_t *a = json_array_get(per, i), *p, *as;
 		size_t k;
 
 		if (!rs->threshold_ns || !rs->spikes_total)
@@ -299,15 +435,19 @@ static void spikes_print(const struct report *r, FILE *out)
 		util_fputs_escaped(rs->probe, out);
 		fprintf(out, " cpu %d: %llu > %.1f us", rs->cpu,
 			(unsigned long long)rs->spikes_total, (double)rs->threshold_ns / 1000.0);
-		json_array_foreach (json_object_get(a, "patterns"), k, p)
+		json_array_foreach (json_object_get(a, "patterns"), k, p) {
 			fprintf(out, "; every %.3f s (+-%.1f ms) at +%.3f s, %.0f %% of them",
 				(double)json_integer_value(json_object_get(p, "period_ns")) / 1e9,
 				(double)json_integer_value(json_object_get(p, "jitter_ns")) / 1e6,
 				(double)json_integer_value(json_object_get(p, "phase_ns")) / 1e9,
 				100 * json_number_value(json_object_get(p, "explained")));
+			culprit_print(out, json_object_get(p, "culprit"));
+		}
 		if (!json_array_size(json_object_get(a, "patterns")))
 			fprintf(out, "; no periodic pattern");
 		fputc('\n', out);
+		if ((as = attribution_series(r, rs->probe, rs->cpu, "all")))
+			causes_print(out, as);
 	}
 }
 

@@ -453,6 +453,13 @@ def check_report_page(root, raw, rep):
     for se in rep.get("series", []):
         if any(se["intervals"]["count"]):
             want.add(("timeseries", se["probe"]))
+    attrib = [a for a in (rep.get("attribution") or {}).get("series", []) if a["phase"] == "all"]
+    for a in attrib:
+        if a["causes"] and a["probe"] in probes:
+            want.add(("causes", a["probe"]))
+    if bool(rep.get("attribution")) != bool(list(root.find("h2", id="why"))):
+        bad("a 'Why was it late' section %s the report's attribution"
+            % ("without" if not rep.get("attribution") else "missing, with"))
     svgs = list(root.find("svg"))
     got = {}
     for s in svgs:
@@ -483,6 +490,9 @@ def check_report_page(root, raw, rep):
             exp = {q: find_res(q, "all", "all") for q in (probe, probe + ".stack",
                                                           probe + ".wakeup")}
             exp = {k: v for k, v in exp.items() if drawable(v)}
+        elif kind == "causes":
+            check_causes(where, svg, xs, [a for a in attrib if a["probe"] == probe])
+            continue
         else:
             check_timeseries(where, svg, xs, ys, paths, rep, probe, root)
             continue
@@ -497,6 +507,33 @@ def check_report_page(root, raw, rep):
                 check_exceedance_path(w, paths[key], res["histogram"], xs, ys)
                 if kind != "phases":
                     check_markers(w, svg, key, res, sum(b[2] for b in res["histogram"]), xs, ys)
+
+
+def check_causes(where, svg, xs, entries):
+    """One bar per CPU: a segment per cause, in the stored order, as wide as its share."""
+    segs = {}
+    for p in svg.find("path"):
+        if p.attrs.get("class") == "cz":
+            segs.setdefault(p.attrs.get("data-series"), []).append(p)
+    want = {str(a["cpu"]): a for a in entries}
+    if set(segs) != {k for k, a in want.items() if a["causes"]}:
+        bad("%s: bars for CPUs %s, want %s" % (where, sorted(segs), sorted(want)))
+        return
+    for key, ps in segs.items():
+        causes = want[key]["causes"]
+        if [p.attrs.get("data-cause") for p in ps] != [c["cause"] for c in causes]:
+            bad("%s CPU %s: segments %s, want %s" % (where, key,
+                [p.attrs.get("data-cause") for p in ps], [c["cause"] for c in causes]))
+            continue
+        at = 0.0
+        for p, c in zip(ps, causes):
+            pts = vertices(p.attrs.get("d", ""))
+            x0, x1 = min(x for x, _ in pts), max(x for x, _ in pts)
+            if not (close(x0, xs.px(at), 0.2) and close(x1, xs.px(at + c["share"]), 0.2)):
+                bad("%s CPU %s %s: drawn from %s to %s, want %.1f to %.1f (share %s)"
+                    % (where, key, c["cause"], x0, x1, xs.px(at), xs.px(at + c["share"]),
+                       c["share"]))
+            at += c["share"]
 
 
 def check_timeseries(where, svg, xs, ys, paths, rep, probe, root):

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "attribution.h"
 #include "session_internal.h"
 #include "util.h"
 #include "views.h"
@@ -221,8 +222,13 @@ int session_output_build(struct report *r, struct session *s, bool live, bool fu
 	if (!r->loads || !r->phases || !r->tweaks)
 		return -ENOMEM;
 	/* Before the analysis: periodic patterns name their culprit from it. */
-	if (s->trace && !(r->attribution = session_trace_json(s)))
-		return -ENOMEM;
+	if (s->trace) {
+		json_t *a = session_trace_json(s);
+		int arc = a ? attribution_set(r, a, NULL) : -ENOMEM;
+		json_decref(a); /* attribution_set holds its own reference */
+		if (arc < 0)
+			return -ENOMEM;
+	}
 	int rc = build_results(r, s, live);
 	if (!rc && full)
 		rc = add_series(r, s);

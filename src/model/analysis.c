@@ -1,11 +1,13 @@
 /* analysis: periodicity, worst intervals and top spikes (see analysis.h). */
 #include <config.h>
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
+#include "attribution.h"
 #include "periodicity.h"
 
 static json_t *ns(uint64_t v)
@@ -28,6 +30,111 @@ static json_t *series_id(const struct report_series *rs)
 	return json_pack("{s:s, s:i}", "probe", rs->probe, "cpu", rs->cpu);
 }
 
+/* The culprit of each periodic pattern: the cause of most of its spikes.
+ *
+ * A spike belongs to pattern k by the search's own rule (periodicity.h,
+ * halfwidth_s): its event time t is within halfwidth_s of the nearest point
+ * of the pattern's grid, and no earlier pattern took it.  When the times are
+ * those of the intervals that held spikes (an incomplete log), an interval
+ * belongs by its midpoint and so do the logged spikes in it.  The pattern's
+ * spikes are matched by t_ns to the attribution's spike_causes; "of" counts
+ * all of them, attributed or not, so 19 of 20 says one was not explained.
+ * No attributed spike: no culprit. */
+struct pattern_events {
+	const struct report_series *rs;
+	bool complete; /* t[j] is spike j of the log; else interval src[j] */
+	const double *t;
+	const size_t *src;
+	size_t n;
+	double span;
+	bool *taken;	   /* n: taken by an earlier pattern */
+	bool *member;	   /* n: scratch */
+	size_t *per_cause; /* ncauses: scratch */
+};
+
+static json_t *culprit_json(struct pattern_events *pe, json_t *as,
+			    const struct attribution_spike *sc, size_t nsc,
+			    const struct periodicity_pattern *p)
+{
+	json_t *causes = json_object_get(as, "causes");
+	size_t ncauses = json_array_size(causes), of = 0, best = SIZE_MAX;
+
+	for (size_t j = 0; j < pe->n; j++) {
+		double t = pe->t[j], c = floor((t - p->phase_s) / p->period_s + 0.5);
+		pe->member[j] = !pe->taken[j] && t >= 0 && t <= pe->span &&
+				fabs(t - p->phase_s - c * p->period_s) <= p->halfwidth_s;
+		if (pe->member[j])
+			pe->taken[j] = true;
+	}
+	memset(pe->per_cause, 0, (ncauses ? ncauses : 1) * sizeof(*pe->per_cause));
+	for (size_t i = 0; i < pe->rs->nspikes; i++) {
+		const struct series_spike *sp = &pe->rs->spikes[i];
+		bool in;
+		if (pe->complete) {
+			in = i < pe->n && pe->member[i];
+		} else {
+			/* the member intervals, by index: src is increasing */
+			size_t iv = sp->t_ns / pe->rs->interval_ns, lo = 0, hi = pe->n;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (pe->src[mid] < iv)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			in = lo < pe->n && pe->src[lo] == iv && pe->member[lo];
+		}
+		if (!in)
+			continue;
+		of++;
+		long k = attribution_cause_at(sc, nsc, sp->t_ns);
+		if (k >= 0 && (size_t)k < ncauses)
+			pe->per_cause[k]++;
+	}
+	for (size_t k = 0; k < ncauses; k++)
+		if (pe->per_cause[k] &&
+		    (best == SIZE_MAX || pe->per_cause[k] > pe->per_cause[best]))
+			best = k; /* ties: the earlier cause, the one with more excess latency */
+	if (best == SIZE_MAX)
+		return NULL;
+	return json_pack("{s:O, s:I, s:I}", "cause",
+			 json_object_get(json_array_get(causes, best), "cause"), "spikes",
+			 (json_int_t)pe->per_cause[best], "of", (json_int_t)of);
+}
+
+/* Culprits for the found patterns into pats (an array of their objects),
+ * when the series has attribution.  Returns 0 or -ENOMEM. */
+static int culprits(const struct report *r, struct pattern_events *pe,
+		    const struct periodicity_pattern *pat, int found, json_t *pats)
+{
+	json_t *as = attribution_series(r, pe->rs->probe, pe->rs->cpu, "all");
+	size_t nsc = 0, ncauses = json_array_size(json_object_get(as, "causes"));
+	struct attribution_spike *sc;
+	int rc = -ENOMEM;
+
+	if (!as || !found)
+		return 0;
+	sc = attribution_spikes(as, &nsc);
+	pe->taken = calloc(pe->n ? pe->n : 1, sizeof(*pe->taken));
+	pe->member = calloc(pe->n ? pe->n : 1, sizeof(*pe->member));
+	pe->per_cause = calloc(ncauses ? ncauses : 1, sizeof(*pe->per_cause));
+	if ((nsc == 0 && json_array_size(json_object_get(as, "spike_causes"))) || !pe->taken ||
+	    !pe->member || !pe->per_cause)
+		goto out;
+	for (int i = 0; i < found; i++) {
+		json_t *c = culprit_json(pe, as, sc, nsc, &pat[i]);
+		if (c && json_object_set_new(json_array_get(pats, (size_t)i), "culprit", c))
+			goto out;
+	}
+	rc = 0;
+out:
+	free(sc);
+	free(pe->taken);
+	free(pe->member);
+	free(pe->per_cause);
+	return rc;
+}
+
 static json_t *periodicity_json(const struct report *r, const struct report_series *rs)
 {
 	struct periodicity_pattern pat[ANALYSIS_MAX_PATTERNS];
@@ -35,7 +142,7 @@ static json_t *periodicity_json(const struct report *r, const struct report_seri
 	bool complete = !rs->spikes_overwritten && !rs->spikes_unlogged;
 	double span = (double)r->duration_ns / 1e9, resolution;
 	const char *source;
-	size_t n = 0;
+	size_t n = 0, *src = NULL;
 	double *t;
 	int found;
 
@@ -53,14 +160,16 @@ static json_t *periodicity_json(const struct report *r, const struct report_seri
 		source = "intervals with spikes";
 		resolution = (double)rs->interval_ns / 1e9;
 		t = malloc((rs->n ? rs->n : 1) * sizeof(*t));
-		for (size_t i = 0; t && i < rs->n; i++)
-			if (rs->v[i].spikes)
+		src = malloc((rs->n ? rs->n : 1) * sizeof(*src));
+		for (size_t i = 0; t && src && i < rs->n; i++)
+			if (rs->v[i].spikes) {
+				src[n] = i;
 				t[n++] = ((double)i + 0.5) * resolution;
+			}
 	}
-	if (!t)
-		goto fail;
+	if (!t || (!complete && !src))
+		goto fail_t;
 	found = periodicity_find(t, n, span, resolution, pat, ANALYSIS_MAX_PATTERNS);
-	free(t);
 	if (found < 0)
 		found = 0;
 	for (int i = 0; i < found; i++)
@@ -73,6 +182,11 @@ static json_t *periodicity_json(const struct report *r, const struct report_seri
 			      round(pat[i].explained * 1e4) / 1e4, "matched", (int)pat[i].matched,
 			      "cycles", (int)pat[i].cycles, "cycles_hit", (int)pat[i].cycles_hit,
 			      "log10_p", round(pat[i].log10_p * 100) / 100));
+	struct pattern_events pe = { rs, complete, t, src, n, span, NULL, NULL, NULL };
+	if (culprits(r, &pe, pat, found, pats))
+		goto fail_t;
+	free(t);
+	free(src);
 	json_object_set_new(o, "source", json_string(source));
 	json_object_set_new(o, "events", json_integer((json_int_t)n));
 	json_object_set_new(o, "verdict",
@@ -82,6 +196,9 @@ static json_t *periodicity_json(const struct report *r, const struct report_seri
 							  : "no periodic pattern"));
 	json_object_set_new(o, "patterns", pats);
 	return o;
+fail_t:
+	free(t);
+	free(src);
 fail:
 	json_decref(o);
 	json_decref(pats);
@@ -248,4 +365,62 @@ fail:
 	json_decref(o);
 	json_decref(per);
 	return NULL;
+}
+
+/* Same pattern?  The fields a run wrote against those recomputed. */
+static bool same_pattern(json_t *a, json_t *b)
+{
+	static const char *const keys[] = { "period_ns", "phase_ns", "matched", "cycles_hit" };
+
+	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!json_equal(json_object_get(a, keys[i]), json_object_get(b, keys[i])))
+			return false;
+	return true;
+}
+
+int analysis_add_culprits(struct report *r)
+{
+	json_t *per = json_object_get(r->analysis, "periodicity"), *a;
+	size_t i;
+
+	if (!r->attribution)
+		return 0;
+	json_array_foreach (per, i, a) {
+		json_t *pats = json_object_get(a, "patterns"), *p, *fresh, *fp;
+		const struct report_series *rs = NULL;
+		bool missing = false;
+		size_t k;
+
+		json_array_foreach (pats, k, p)
+			missing = missing || !json_object_get(p, "culprit");
+		/* analysis_build() writes entry i for series i: that one first */
+		for (size_t s = 0; missing && !rs && s <= r->nseries; s++) {
+			size_t j = s == 0 ? i : s - 1;
+			if (j < r->nseries &&
+			    r->series[j].cpu == json_integer_value(json_object_get(a, "cpu")) &&
+			    !strcmp(r->series[j].probe,
+				    json_string_value(json_object_get(a, "probe")) ?: ""))
+				rs = &r->series[j];
+		}
+		if (!rs || !attribution_series(r, rs->probe, rs->cpu, "all"))
+			continue;
+		if (!(fresh = periodicity_json(r, rs)))
+			return -ENOMEM;
+		fp = json_object_get(fresh, "patterns");
+		/* Only where this build finds the very patterns the file holds:
+		 * another build's patterns get no culprit rather than a guess. */
+		bool same = json_array_size(fp) == json_array_size(pats);
+		json_array_foreach (pats, k, p)
+			same = same && same_pattern(p, json_array_get(fp, k));
+		json_array_foreach (pats, k, p) {
+			json_t *c = json_object_get(json_array_get(fp, k), "culprit");
+			if (same && c && !json_object_get(p, "culprit") &&
+			    json_object_set(p, "culprit", c)) {
+				json_decref(fresh);
+				return -ENOMEM;
+			}
+		}
+		json_decref(fresh);
+	}
+	return 0;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attribution.h"
 #include "compare.h"
 #include "parse.h"
 #include "stats.h"
@@ -293,6 +294,54 @@ static void by_order(struct compare_match *m)
 		snprintf(m->note, sizeof(m->note), "too few samples for a 95 %% interval of p99");
 }
 
+/* The causes of a per-CPU match from both sides' attribution. */
+static int match_causes(struct compare_match *m, const struct report *ra, const struct report *rb)
+{
+	json_t *sa = attribution_series(ra, m->a->probe, m->a->cpu, m->a->phase);
+	json_t *sb = attribution_series(rb, m->b->probe, m->b->cpu, m->b->phase);
+	json_t *ca = json_object_get(sa, "causes"), *cb = json_object_get(sb, "causes"), *x;
+	size_t i, n = 0;
+
+	m->traced_a = sa != NULL;
+	m->traced_b = sb != NULL;
+	if (!sa && !sb)
+		return 0;
+	m->causes = calloc(json_array_size(ca) + json_array_size(cb) + 1, sizeof(*m->causes));
+	if (!m->causes)
+		return -ENOMEM;
+	for (int side = 0; side < 2; side++)
+		json_array_foreach (side ? cb : ca, i, x) {
+			const char *key = json_string_value(json_object_get(x, "cause")) ?: "";
+			size_t k = 0;
+			while (k < n && strcmp(m->causes[k].cause, key))
+				k++;
+			struct compare_cause *cc = &m->causes[k];
+			if (k == n)
+				n++;
+			cc->cause = key;
+			double share = json_number_value(json_object_get(x, "share"));
+			uint64_t spikes =
+			    (uint64_t)json_integer_value(json_object_get(x, "spikes"));
+			if (side) {
+				cc->in_b = true;
+				cc->share_b = share;
+				cc->spikes_b = spikes;
+			} else {
+				cc->in_a = true;
+				cc->share_a = share;
+				cc->spikes_a = spikes;
+			}
+		}
+	for (i = 0; i < n; i++) {
+		struct compare_cause *cc = &m->causes[i];
+		cc->shifted = sa && sb &&
+			      (cc->in_a != cc->in_b ||
+			       fabs(cc->share_b - cc->share_a) * 100 > ATTRIBUTION_SHIFT_POINTS);
+	}
+	m->ncauses = n;
+	return 0;
+}
+
 static int add_match(struct comparison *c, const struct report_result *a,
 		     const struct report_result *b, bool aggregate)
 {
@@ -308,6 +357,8 @@ static int add_match(struct comparison *c, const struct report_result *a,
 	m->b = b;
 	m->aggregate = aggregate;
 	fill_values(m);
+	if (!aggregate && (rc = match_causes(m, c->a, c->b)))
+		return rc;
 	if (!a->count || !b->count) {
 		m->verdict = COMPARE_UNTESTED;
 		m->method = COMPARE_BY_NOTHING;
@@ -642,6 +693,8 @@ static void free_strs(char **v, size_t n)
 
 void compare_free(struct comparison *c)
 {
+	for (size_t i = 0; i < c->n; i++)
+		free(c->m[i].causes);
 	free(c->m);
 	free_strs(c->only_a, c->nonly_a);
 	free_strs(c->only_b, c->nonly_b);

@@ -64,6 +64,18 @@ struct compare_value {
 	double change_pct; /* (b - a) / a * 100; meaningful when known and a > 0 */
 };
 
+/* One cause of the attribution of a matched (probe, cpu, phase): its share
+ * of the excess latency on each side (attribution.h). */
+struct compare_cause {
+	const char *cause; /* the key, borrowed from A's or B's attribution */
+	bool in_a, in_b;   /* listed in that side's causes (else share 0) */
+	double share_a, share_b;
+	uint64_t spikes_a, spikes_b;
+	/* both sides traced, and the share moved by more than
+	 * ATTRIBUTION_SHIFT_POINTS or the cause appeared or disappeared */
+	bool shifted;
+};
+
 struct compare_match {
 	const struct report_result *a, *b;
 	bool aggregate;
@@ -76,6 +88,12 @@ struct compare_match {
 	size_t na, nb;
 	uint64_t unit_ns; /* interval (or block) length for COMPARE_BY_INTERVALS */
 	char note[160];	  /* why untested, or what the fallback assumed */
+	/* The causes of both sides' attribution entries, A's order then B's
+	 * new ones; traced_a/b: that side has an entry (rtsoak run --trace).
+	 * Neither: no causes.  Per-CPU matches only. */
+	bool traced_a, traced_b;
+	struct compare_cause *causes;
+	size_t ncauses;
 };
 
 /* --fail-if STAT>[+-]AMOUNT[%|unit]: trips when B - A exceeds the amount. */

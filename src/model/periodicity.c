@@ -1047,6 +1047,7 @@ int periodicity_find(const double *t, size_t n, double span_s, double resolution
 		p->cycles = best.cycles;
 		p->cycles_hit = best.hit;
 		p->log10_p = best.log10_p;
+		p->halfwidth_s = best.h;
 
 		/* Take the pattern's events out and look again for the next. */
 		size_t k = 0;

@@ -55,6 +55,11 @@ struct periodicity_pattern {
 	/* significance after correction for the search, <= 0, below
 	 * PERIODICITY_LOG10_P_MAX (more negative = stronger) */
 	double log10_p;
+	/* The window half-width of the grid: event t is one of the pattern's
+	 * when |t - phase_s - k * period_s| <= halfwidth_s for the nearest grid
+	 * point k, and no pattern found before it took t (the search removes a
+	 * pattern's events before it looks for the next). */
+	double halfwidth_s;
 };
 
 /* Find recurring events.

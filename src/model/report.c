@@ -249,7 +249,9 @@ void report_clear_results(struct report *r, size_t keep_warnings)
 	json_decref(r->analysis);
 	json_decref(r->tweaks);
 	json_decref(r->ab);
-	r->analysis = r->tweaks = r->ab = NULL;
+	json_decref(r->attribution);
+	json_decref(r->attribution_index);
+	r->analysis = r->tweaks = r->ab = r->attribution = r->attribution_index = NULL;
 	while (r->nwarnings > keep_warnings)
 		free(r->warnings[--r->nwarnings]);
 	json_decref(r->config);

@@ -121,6 +121,13 @@ struct report {
 	json_t *analysis; /* analysis.c: derived from the above */
 	json_t *tweaks;	  /* --set: [{path, original, value}] */
 	json_t *ab;	  /* rtsoak ab: rounds, order and the verdicts (compare.c) */
+	/* rtsoak run --trace: why the spikes were late, per (probe, CPU,
+	 * phase) (docs/report-schema.json; attribution.h reads it).  NULL in
+	 * reports without it; json_read.c checks it before anything reads it. */
+	json_t *attribution;
+	/* attribution.h's index of its series entries by (probe, cpu, phase),
+	 * built by attribution_set(); NULL: lookups search the list. */
+	json_t *attribution_index;
 };
 
 const char *report_status_name(enum report_status s);

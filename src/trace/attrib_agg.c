@@ -65,19 +65,25 @@ int attrib_agg_add(struct attrib_agg *a, uint64_t t_ns, uint64_t latency_ns, uin
 		break;
 	}
 	int i = cause_index(a, res);
-	if (i < 0)
-		return i;
-	a->attributed++;
-	a->cause[i].spikes++;
-	a->cause[i].excess_ns += latency_ns > threshold_ns ? latency_ns - threshold_ns : 0;
-	if (a->nsc == a->sc_cap) {
+	if (i >= 0 && a->nsc == a->sc_cap) {
 		size_t cap = a->sc_cap ? 2 * a->sc_cap : 64;
 		uint64_t(*sc)[2] = realloc(a->spike_causes, cap * sizeof(*sc));
 		if (!sc)
-			return -ENOMEM;
-		a->spike_causes = sc;
-		a->sc_cap = cap;
+			i = -ENOMEM;
+		else {
+			a->spike_causes = sc;
+			a->sc_cap = cap;
+		}
 	}
+	/* Out of memory: counted as not attributed, so that the counts the
+	 * reader checks still add up (attributed = spike_causes = causes). */
+	if (i < 0) {
+		a->no_events++;
+		return i;
+	}
+	a->attributed++;
+	a->cause[i].spikes++;
+	a->cause[i].excess_ns += latency_ns > threshold_ns ? latency_ns - threshold_ns : 0;
 	a->spike_causes[a->nsc][0] = t_ns;
 	a->spike_causes[a->nsc][1] = (uint64_t)i;
 	a->nsc++;

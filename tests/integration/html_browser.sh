@@ -1,7 +1,9 @@
 #!/bin/bash
 # The HTML pages in a real browser (headless Chromium, offline): every plot is in the DOM the
 # browser built and has drawn lines, the page paints (light, dark and print) without a
-# JavaScript error, and a huge report (64 CPUs x 10 000 intervals) renders in under 2 s.
+# JavaScript error, the "Why was it late" section of a report with attribution renders (its
+# causes plot, table and strips laid out with a size), and a huge report (64 CPUs x 10 000
+# intervals) renders in under 2 s.
 #
 # Rendering time: `chromium --screenshot` of the huge page minus the same for an empty page
 # (the browser's start-up), best of 3 each (other work on the machine only adds time).  A
@@ -121,7 +123,7 @@ print(len(colours), lum // n)
 EOF
 }
 
-plan 16
+plan 22
 
 "$RTSOAK" run --duration 4s --series-interval 100ms -q -o plain.json --html plain.html 2>/dev/null
 ok $? "a plain run (timer and net) with --html"
@@ -133,7 +135,19 @@ rc=$?
 [ $rc -eq 0 ] || [ $rc -eq 1 ]
 ok $? "a compare page"
 
-for p in plain rot cmp; do
+# A report with an attribution section (synthetic values on a real run's spikes) and a
+# compare of it against one whose causes shifted.
+"$PYTHON3" "$top_srcdir/tests/make_attrib_report.py" "$top_srcdir/tests/data/report-spike.json" \
+	why.json &&
+	"$PYTHON3" "$top_srcdir/tests/make_attrib_report.py" \
+		"$top_srcdir/tests/data/report-spike.json" whyb.json --shift &&
+	"$RTSOAK" report why.json --html why.html && $CHECK why.html why.json
+rc=$?
+"$RTSOAK" compare why.json whyb.json --html whycmp.html >/dev/null 2>&1
+[ $rc -eq 0 ] && grep -q 'id="causes-table"' whycmp.html
+ok $? "pages with the attribution views (report and compare)"
+
+for p in plain rot cmp why whycmp; do
 	: >browser.log
 	browser --enable-logging=stderr --v=0 --dump-dom "file://$WORK/$p.html" >$p.dom
 	dom_plots $p.dom $p.html
@@ -143,6 +157,25 @@ for p in plain rot cmp; do
 	[ -z "$errs" ]
 	ok $? "$p: no JavaScript error"
 done
+
+# The section as the browser laid it out: --dump-dom keeps no sizes, so a script in a copy of
+# the page writes the rendered boxes into the DOM.
+sed 's|</body>|<script>addEventListener("load",function(){var o=[];document.querySelectorAll("svg[data-plot=causes], table.why-top, .split").forEach(function(e){var r=e.getBoundingClientRect();o.push(e.tagName+":"+Math.round(r.width)+"x"+Math.round(r.height))});document.body.setAttribute("data-boxes",o.join(" "))})</script></body>|' \
+	why.html >why-boxes.html
+browser --dump-dom "file://$WORK/why-boxes.html" >why-boxes.dom
+boxes=$(grep -o 'data-boxes="[^"]*"' why-boxes.dom)
+diag "why section boxes: ${boxes:0:160}"
+"$PYTHON3" - "$boxes" <<'EOF'
+import re, sys
+b = re.findall(r"(\w+):(\d+)x(\d+)", sys.argv[1])
+svg = [(int(w), int(h)) for t, w, h in b if t.lower() == "svg"]
+tab = [(int(w), int(h)) for t, w, h in b if t == "TABLE"]
+strips = [(int(w), int(h)) for t, w, h in b if t == "SPAN"]
+sys.exit(0 if len(svg) == 1 and svg[0][0] > 500 and svg[0][1] > 20 and len(tab) == 1 and
+         tab[0][1] > 100 and len(strips) == 10 and all(w > 50 and h > 3 for w, h in strips)
+         else 1)
+EOF
+ok $? "the why section renders: a causes plot, the worst-spikes table, 10 split strips"
 
 browser --window-size=1000,1400 --screenshot="$WORK/light.png" "file://$WORK/plain.html" >/dev/null
 read -r colours lum < <(png_stats light.png)
