@@ -20,10 +20,10 @@
 #define ATTRIB_CAUSE_LEN 64
 
 enum attrib_status {
-	ATTRIB_OK,	    /* attributed: contributors and a verdict */
-	ATTRIB_LOST,	    /* "not attributed: events lost" (a TEV_LOST in or before the window) */
-	ATTRIB_NO_EVENTS,   /* the window holds no event of this CPU (not traced yet / gone) */
-	ATTRIB_NO_ANCHOR,   /* the probe's own wake-up is not in the window */
+	ATTRIB_OK,	  /* attributed: contributors and a verdict */
+	ATTRIB_LOST,	  /* "not attributed: events lost" (a TEV_LOST in or before the window) */
+	ATTRIB_NO_EVENTS, /* the window holds no event of this CPU (not traced yet / gone) */
+	ATTRIB_NO_ANCHOR, /* the probe's own wake-up is not in the window */
 };
 
 enum attrib_kind {
@@ -40,26 +40,32 @@ enum attrib_kind {
 struct attrib_contrib {
 	enum attrib_kind kind;
 	char name[TEV_NAME_LEN];
-	int32_t pid;	  /* AK_TASK */
-	int policy;	  /* AK_TASK: 0 SCHED_OTHER, 1 SCHED_FIFO (RR/DL shown as FIFO/-1) */
-	int rt_priority;  /* AK_TASK: 1..99 for RT, else the nice value */
-	uint32_t id;	  /* irq, vector, idle state */
-	uint64_t ns;	  /* its time inside [deadline, wake] */
+	int32_t pid;	 /* AK_TASK */
+	int policy;	 /* AK_TASK: 0 SCHED_OTHER, 1 SCHED_FIFO (RR/DL shown as FIFO/-1) */
+	int rt_priority; /* AK_TASK: 1..99 for RT, else the nice value */
+	uint32_t id;	 /* irq, vector, idle state */
+	uint64_t ns;	 /* its time inside [deadline, wake] */
 };
 
 struct attrib_input {
 	int cpu;
 	int32_t probe_tid;    /* the probe thread (anchor: its wake-up and switch-in) */
 	uint64_t deadline_ns; /* when it should have woken (timer: the programmed expiry; */
-			      /*   net.wakeup: the kernel's receive timestamp) */
-	uint64_t wake_ns;     /* when it read the clock after waking */
-	bool timer;	      /* the timer probe: split at the hrtimer expiry */
+	/*   net.wakeup: the kernel's receive timestamp) */
+	uint64_t wake_ns;	   /* when it read the clock after waking */
+	bool timer;		   /* the timer probe: split at the hrtimer expiry */
 	const struct trace_ev *ev; /* this CPU's events, sorted by ts, covering */
 	size_t nev;		   /*   at least [deadline - ATTRIB_LOOKBACK_NS, wake] */
 	uint64_t steal_ns;	   /* steal time of this CPU over the window, if known, else 0 */
 };
 
-#define ATTRIB_LOOKBACK_NS 2000000ull /* events before the deadline looked at (idle, running task) */
+#define ATTRIB_LOOKBACK_NS \
+	2000000ull /* events before the deadline looked at (idle, running task) */
+/* A stretch of [deadline, wake] with no event at all, longer than this,
+ * where the CPU should have shown something (the probe on its way to user
+ * space, or a task before the probe's timer IRQ came, which only IRQs off
+ * can delay) is a silent gap: IRQs off, an SMI or the hypervisor. */
+#define ATTRIB_SILENT_NS 20000ull
 
 struct attrib_result {
 	enum attrib_status status;

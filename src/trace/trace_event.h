@@ -26,12 +26,12 @@ enum trace_ev_type {
 	TEV_VECTOR_ENTRY,  /* irq_vectors:*_entry: arg = vector, name = "local_timer", ... */
 	TEV_VECTOR_EXIT,   /* irq_vectors:*_exit: arg = vector, name as at entry */
 	TEV_HRTIMER_ENTRY, /* timer:hrtimer_expire_entry: name = function (symbol), */
-			   /*   pid = the task it wakes when it is hrtimer_wakeup and known, else -1 */
-	TEV_HRTIMER_EXIT,  /* timer:hrtimer_expire_exit */
-	TEV_IDLE,	   /* power:cpu_idle: arg = state, TEV_IDLE_EXIT when leaving idle */
-	TEV_NMI,	   /* nmi:nmi_handler: arg = handler duration in ns, name = handler */
-	TEV_STACK,	   /* optional: stack at a local-timer IRQ, name = the interrupted function */
-	TEV_LOST,	   /* the ring overran on this CPU: events before ts may be missing */
+	/*   pid = the task it wakes when it is hrtimer_wakeup and known, else -1 */
+	TEV_HRTIMER_EXIT, /* timer:hrtimer_expire_exit */
+	TEV_IDLE,	  /* power:cpu_idle: arg = state, TEV_IDLE_EXIT when leaving idle */
+	TEV_NMI,	  /* nmi:nmi_handler: arg = handler duration in ns, name = handler */
+	TEV_STACK, /* optional: stack at a local-timer IRQ, name = the interrupted function */
+	TEV_LOST,  /* the ring overran on this CPU: events before ts may be missing */
 	TEV_NTYPES
 };
 
@@ -39,17 +39,17 @@ enum trace_ev_type {
 #define TEV_NAME_LEN 24
 
 /* prio/prio2 are the kernel's prio as sched_switch prints it: 0..98 for
- * SCHED_FIFO/RR (99 - rt_priority - 1, so FIFO 99 is 0), 100..139 for
+ * SCHED_FIFO/RR (99 - rt_priority, so FIFO 99 is 0 and FIFO 50 is 49), 100..139 for
  * SCHED_OTHER (120 + nice), -1 for a deadline task or unknown. */
 struct trace_ev {
 	uint64_t ts; /* CLOCK_MONOTONIC ns */
 	uint16_t type;
 	uint16_t cpu;
-	int32_t pid;  /* SWITCH: next; WAKING/WAKEUP: the woken task; else -1 */
-	int32_t pid2; /* SWITCH: prev; else -1 */
-	int32_t prio; /* SWITCH: next's; WAKING/WAKEUP: the woken's */
-	int32_t prio2; /* SWITCH: prev's */
-	uint32_t arg;  /* see enum; SWITCH: prev_state (0: runnable, preempted) */
+	int32_t pid;		  /* SWITCH: next; WAKING/WAKEUP: the woken task; else -1 */
+	int32_t pid2;		  /* SWITCH: prev; else -1 */
+	int32_t prio;		  /* SWITCH: next's; WAKING/WAKEUP: the woken's */
+	int32_t prio2;		  /* SWITCH: prev's */
+	uint32_t arg;		  /* see enum; SWITCH: prev_state (0: runnable, preempted) */
 	char name[TEV_NAME_LEN];  /* SWITCH: next_comm; WAKING: comm; IRQ: handler; ... */
 	char name2[TEV_NAME_LEN]; /* SWITCH: prev_comm */
 };

@@ -21,6 +21,7 @@ layer_of() {
 	src/lib/*) echo lib ;;
 	loads/*) echo loads ;;
 	reports/*) echo reports ;;
+	src/trace/*) echo trace ;;
 	*) echo unknown ;;
 	esac
 }
@@ -34,8 +35,9 @@ declare -A allowed=(
 	[model]="lib record model"
 	[reports]="lib record model reports"
 	[loads]="lib sys loads"
-	[app]="lib sys record probe model reports loads app"
-	[main]="lib sys record probe model reports loads app"
+	[trace]="lib sys record trace"
+	[app]="lib sys record probe model reports loads trace app"
+	[main]="lib sys record probe model reports loads trace app"
 )
 
 # Documented exceptions, FILE:HEADER; nothing may be added here without a
