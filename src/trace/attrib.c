@@ -132,9 +132,9 @@ static void credit(struct sweep *s, uint64_t a, uint64_t b)
 		add(s, f->kind, f->id, -1, f->name, b - a);
 		return;
 	}
-	/* The idle task with the CPU in an idle state, or (where the kernel
-	 * traces no idle state at all) the idle task before anything woke: the
-	 * time is the exit from idle. */
+	/* The idle task with the CPU in an idle state, or, where the window
+	 * has no power:cpu_idle event at all (this VM never emits one), the
+	 * idle task outside IRQs: the time is the exit from idle. */
 	if (s->known && s->pid == 0 && (s->idle || !s->idle_traced)) {
 		add(s, AK_IDLE_EXIT, s->idle_traced ? s->idle_state : TEV_IDLE_EXIT, -1, "idle",
 		    b - a);

@@ -25,8 +25,9 @@ enum trace_ev_type {
 	TEV_SOFTIRQ_EXIT,  /* irq:softirq_exit: arg = vector */
 	TEV_VECTOR_ENTRY,  /* irq_vectors:*_entry: arg = vector, name = "local_timer", ... */
 	TEV_VECTOR_EXIT,   /* irq_vectors:*_exit: arg = vector, name as at entry */
-	TEV_HRTIMER_ENTRY, /* timer:hrtimer_expire_entry: name = function (symbol), */
-	/*   pid = the task it wakes when it is hrtimer_wakeup and known, else -1 */
+	/* timer:hrtimer_expire_entry: name = function (symbol), pid = the task
+	 * it wakes when it is hrtimer_wakeup and known, else -1 */
+	TEV_HRTIMER_ENTRY,
 	TEV_HRTIMER_EXIT, /* timer:hrtimer_expire_exit */
 	TEV_IDLE,	  /* power:cpu_idle: arg = state, TEV_IDLE_EXIT when leaving idle */
 	TEV_NMI,	  /* nmi:nmi_handler: arg = handler duration in ns, name = handler */

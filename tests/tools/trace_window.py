@@ -12,7 +12,8 @@ prints microseconds only, too coarse to split a wake-up), picks the worst
 wake-up and writes the events around it as fixture lines, with the
 `# input` line of the window.  The instance is removed on every exit path.
 
-  trace_window.py --case hog|idle|netrx --out FILE [--cpu 1] [--seconds 3]
+  trace_window.py --case hog|idle|netrx --out FILE [--cpu 1] [--seconds 3] [--spin]
+                  [--period-us 1000] [--burst-us 3000]
 
 Cases:
   hog    trace_tool hog: SCHED_FIFO 99 on CPU spinning --burst-us every 47.037 ms
@@ -28,6 +29,7 @@ Cases:
 import argparse
 import bisect
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -196,6 +198,7 @@ def main():
                 time.sleep(0.1)
         if mounted:
             subprocess.run(["umount", root])
+        shutil.rmtree(tmp, ignore_errors=True)
     best = pick(a, wakes, ev)
     if not best:
         sys.exit("trace_window.py: no wake-up fits case %s" % a.case)
