@@ -315,11 +315,16 @@ static void fix_plan(struct sweep *s, size_t at, int32_t cur)
 	s->fix_after = end;
 }
 
-/* The probe's hrtimer expiry: an hrtimer_expire_entry in [deadline, wake]
- * that names the probe, or whose next wake-up (before the timer's exit)
- * is the probe's.  *irq_start: where the IRQ around it began. */
+/* The probe's hrtimer expiry: the last hrtimer_expire_entry in [deadline,
+ * wake] that names the probe, or whose next wake-up (before the timer's
+ * exit) is the probe's.  The last: the probe arms one timer at a time, so
+ * the one that ended this sleep is the last before the clock read; after a
+ * long stall the probe wakes for each missed deadline in turn, and the
+ * window of a later one holds the expiries of the earlier ones too.
+ * *irq_start: where the IRQ around it began. */
 static const struct trace_ev *find_expiry(const struct attrib_input *in, uint64_t *irq_start)
 {
+	const struct trace_ev *found = NULL;
 	uint64_t vec_open = NONE;
 
 	for (size_t i = 0; i < in->nev; i++) {
@@ -347,11 +352,11 @@ static const struct trace_ev *find_expiry(const struct attrib_input *in, uint64_
 			}
 		}
 		if (hit) {
+			found = e;
 			*irq_start = vec_open != NONE ? vec_open : e->ts;
-			return e;
 		}
 	}
-	return NULL;
+	return found;
 }
 
 static void fmt_ns(char *buf, size_t len, uint64_t ns)
@@ -452,6 +457,14 @@ static void describe(const struct attrib_input *in, int32_t probe_prio, struct a
 		else
 			snprintf(out->verdict, sizeof(out->verdict),
 				 "silent %s: no events (IRQs off, SMI or hypervisor)", d);
+		/* Who had the CPU: the culprit if IRQs were off, innocent if
+		 * the vCPU did not run; either way where to look next. */
+		if (c->pid >= 0) {
+			size_t l = strlen(out->verdict);
+
+			snprintf(out->verdict + l, sizeof(out->verdict) - l, ", %s[%d] on the CPU",
+				 c->name, c->pid);
+		}
 		break;
 	}
 }
@@ -464,8 +477,10 @@ static void not_attributed(struct attrib_result *out, enum attrib_status st, con
 
 int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 {
-	const struct trace_ev *exp, *waking = NULL, *sw = NULL, *first_sw = NULL;
-	uint64_t from, irq_start = NONE, t = 0, lookback;
+	const struct trace_ev *exp, *waking = NULL, *sw = NULL, *first_sw = NULL, *woke;
+	const struct trace_ev *on_cpu = NULL;
+	uint64_t from, switch_in, irq_start = NONE, t = 0, lookback;
+	int32_t probe_prio;
 	struct sweep s;
 	size_t i, near = 0;
 
@@ -490,33 +505,44 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 		return 0;
 	}
 
-	/* The anchors: expiry (timer probe), sched_waking, the last switch-in. */
+	/* The anchors: expiry (timer probe), sched_waking (the last of each
+	 * before the wake, as find_expiry says why), the switch-in. */
 	exp = in->timer ? find_expiry(in, &irq_start) : NULL;
 	for (i = 0; i < in->nev; i++) {
 		const struct trace_ev *e = &in->ev[i];
 
-		if (!mine(in, e) || e->ts < in->deadline_ns)
-			continue;
-		if (e->type == TEV_WAKING && e->pid == in->probe_tid && !waking)
+		if (mine(in, e) && e->ts >= in->deadline_ns && e->type == TEV_WAKING &&
+		    e->pid == in->probe_tid)
 			waking = e;
 	}
-	from = exp ? exp->ts : waking ? waking->ts : in->deadline_ns;
+	woke = in->timer ? exp : waking;
+	from = woke ? woke->ts : in->deadline_ns;
+	/* The last switch-in after the wake-up; or none when the probe was
+	 * still on the CPU as its timer fired (it wakes itself before it is
+	 * switched out: an expired deadline while catching up after a stall):
+	 * then it was "switched in" at the wake-up, the last switch involving
+	 * it before then being a switch-in. */
 	for (i = 0; i < in->nev; i++) {
 		const struct trace_ev *e = &in->ev[i];
 
-		if (mine(in, e) && e->type == TEV_SWITCH && e->pid == in->probe_tid &&
-		    e->ts >= from)
+		if (!mine(in, e) || e->type != TEV_SWITCH)
+			continue;
+		if (e->pid == in->probe_tid && e->ts >= from)
 			sw = e;
+		if (e->ts <= from && (e->pid == in->probe_tid || e->pid2 == in->probe_tid))
+			on_cpu = e->pid == in->probe_tid ? e : NULL;
 	}
 	if (exp)
 		out->irq_ns = exp->ts - in->deadline_ns;
-	if (!sw) {
+	if (!sw && !(woke && on_cpu)) {
 		not_attributed(out, ATTRIB_NO_ANCHOR, "the probe's switch-in is not in the window");
 		return 0;
 	}
-	if (in->timer ? exp != NULL : waking != NULL)
-		out->thread_ns = sw->ts - (in->timer ? exp->ts : waking->ts);
-	out->user_ns = in->wake_ns - sw->ts;
+	switch_in = sw ? sw->ts : from;
+	probe_prio = sw ? sw->prio : on_cpu->prio;
+	if (woke)
+		out->thread_ns = switch_in - woke->ts;
+	out->user_ns = in->wake_ns - switch_in;
 
 	/* The sweep, from the window's first event so that the task on the
 	 * CPU, the open frames and the idle state are known at the deadline.
@@ -547,8 +573,11 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 
 		if (!mine(in, e))
 			continue;
+		/* Nothing at all between the deadline and the first event:
+		 * that stretch is the CPU's too, in the state the first
+		 * events show. */
 		if (!t)
-			t = e->ts;
+			t = e->ts < in->deadline_ns ? e->ts : in->deadline_ns;
 		step(&s, e, &t);
 		if (e->type == TEV_SWITCH)
 			fix_plan(&s, i, e->pid);
@@ -578,6 +607,6 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 	for (unsigned a = 0; a < s.nacc && out->n < ATTRIB_MAX_CONTRIB; a++)
 		out->c[out->n++] = s.acc[a];
 	out->status = ATTRIB_OK;
-	describe(in, sw->prio, out);
+	describe(in, probe_prio, out);
 	return 0;
 }

@@ -166,6 +166,8 @@ def main():
     p.add_argument("--seconds", type=int, default=3)
     p.add_argument("--period-us", type=int, default=1000)
     p.add_argument("--burst-us", type=int, default=3000)
+    p.add_argument("--dump", metavar="PREFIX",
+                   help="also write all events (PREFIX.events) and wake-ups (PREFIX.wakes)")
     p.add_argument("--spin", action="store_true",
                    help="keep the CPU busy with a nice 19 spinner: on this VM no event of the"
                    " idle task's own context (its switch-out, power:cpu_idle) is recorded")
@@ -199,6 +201,12 @@ def main():
         if mounted:
             subprocess.run(["umount", root])
         shutil.rmtree(tmp, ignore_errors=True)
+    if a.dump:
+        # every event and wake-up of the run, to analyse all of them (not a fixture)
+        with open(a.dump + ".events", "w") as f:
+            f.write("\n".join(ev) + "\n")
+        with open(a.dump + ".wakes", "w") as f:
+            f.write("".join("%d %d %d\n" % x for x in wakes))
     best = pick(a, wakes, ev)
     if not best:
         sys.exit("trace_window.py: no wake-up fits case %s" % a.case)

@@ -509,6 +509,81 @@ static void test_no_anchor(void)
 	free(f);
 }
 
+/* A stall and the catch-up after it (stall-catchup.events): the vCPU ran
+ * nothing 14377400428047..14377407964520 with test_periodicit (2795,
+ * prio 125: OTHER nice 5) on CPU 1.  D = 14377402413067, W = 14377408082953.
+ * The probe was switched in at 408017908 for the previous (stalled)
+ * deadline and was still on the CPU when the expiry for this one fired:
+ * the probe's expiries in [D, W] are 407968685 (the previous deadline's)
+ * and 408030092 (this one's, the last before W, in the local_timer
+ * 408029723..408033268); no switch-in after it.
+ * irq = 408030092 - D = 5617025; thread = 0 (already on the CPU);
+ * user = W - 408030092 = 52861
+ * silent = 407964520 - D = 5551453 (test_periodicit had the CPU, before the
+ *   probe's timer IRQ: no event where the IRQ should have come)
+ * NET_RX = 408069945 - 408033562 = 36383; BLOCK = 408082107 - 408070121 = 11986
+ * local_timer = (407986373 - 407967074) + (408008162 - 408002023)
+ *             + (408033268 - 408029723) = 19299 + 6139 + 3545 = 28983
+ * TIMER = (408002023 - 407997671) + (408009927 - 408008162) = 4352 + 1765 = 6117
+ * test_periodicit = 1451 + 3365 + 2007 + 559 + 7981 = 15363 (the stretches
+ *   between 407965623 and the switch at 408017908 outside IRQs)
+ * virtio1-req.0 = 407997112 - 407993599 = 3513; virtio2-input.0 = 407991592 - 407989738 = 1854
+ * reschedule = 407965623 - 407964520 = 1103: the ninth, beyond ATTRIB_MAX_CONTRIB
+ * the probe's own: (408029723 - 408017908) + 294 + 176 + 846 = 13131 */
+static void test_stall(void)
+{
+	struct fixture *f = load("stall-catchup.events");
+	struct want w = {
+		ATTRIB_OK,
+		5617025,
+		0,
+		52861,
+		"silent",
+		"silent 5.55 ms: no events (IRQs off, SMI or hypervisor), test_periodicit[2795] on "
+		"the CPU",
+		8,
+		{ { AK_SILENT, "test_periodicit", 2795, 0, 0, 0, 5551453 },
+		  { AK_SOFTIRQ, "NET_RX", -1, 0, 0, 3, 36383 },
+		  { AK_VECTOR, "local_timer", -1, 0, 0, 236, 28983 },
+		  { AK_TASK, "test_periodicit", 2795, 0, 5, 0, 15363 },
+		  { AK_SOFTIRQ, "BLOCK", -1, 0, 0, 4, 11986 },
+		  { AK_SOFTIRQ, "TIMER", -1, 0, 0, 1, 6117 },
+		  { AK_IRQ, "virtio1-req.0", -1, 0, 0, 36, 3513 },
+		  { AK_IRQ, "virtio2-input.0", -1, 0, 0, 38, 1854 } },
+	};
+	size_t k;
+
+	if (!f)
+		return;
+	check("stall-catchup", &f->in, &w);
+	/* all nine, the ninth (reschedule 1103) included */
+	check_total("stall-catchup", &f->in, 13131 + 1103);
+
+	/* The window's steal known: most of the silence was the host's. */
+	f->in.steal_ns = 5000000;
+	w.verdict = "silent 5.55 ms: no events (hypervisor: steal +5.00 ms), test_periodicit[2795] "
+		    "on the CPU";
+	check("stall-catchup, steal 5 ms", &f->in, &w);
+	f->in.steal_ns = 1000000;
+	w.verdict = "silent 5.55 ms: no events (IRQs off, SMI or hypervisor; steal +1.00 ms), "
+		    "test_periodicit[2795] on the CPU";
+	check("stall-catchup, steal 1 ms", &f->in, &w);
+	f->in.steal_ns = 0;
+
+	/* A caller's window that starts after the deadline (nothing before
+	 * it): the stretch from the deadline to the first event still counts,
+	 * for the task the first switch names as prev. */
+	for (k = 0; k < f->nev && f->ev[k].ts < f->in.deadline_ns; k++)
+		;
+	f->in.ev = f->ev + k;
+	f->in.nev = f->nev - k;
+	w.verdict =
+	    "silent 5.55 ms: no events (IRQs off, SMI or hypervisor), test_periodicit[2795] on "
+	    "the CPU";
+	check("stall-catchup, no event before the deadline", &f->in, &w);
+	free(f);
+}
+
 int main(void)
 {
 	if (!find_data()) {
@@ -521,6 +596,7 @@ int main(void)
 	test_netrx();
 	test_lost();
 	test_no_anchor();
+	test_stall();
 	ok(!strcmp(attrib_kind_name(AK_TASK), "task") &&
 	       !strcmp(attrib_kind_name(AK_SILENT), "silent") &&
 	       !strcmp(attrib_kind_name(AK_IDLE_EXIT), "idle"),
