@@ -25,11 +25,11 @@
 
 /* Events after the wake-up that must be in before a spike is explained
  * (its own switch-in and clock read are just before it). */
-#define TRACE_AFTER_NS (200 * NSEC_PER_USEC)
+#define SESSION_TRACE_AFTER_NS (200 * NSEC_PER_USEC)
 /* Per CPU: longer than any housekeeping stall short of a checkpoint of a
  * huge report, so that a spike's events are still held when it is drained. */
-#define TRACE_WINDOW_MS 1000u
-#define TRACE_MAX_EVENTS 65536u
+#define SESSION_TRACE_WINDOW_MS 1000u
+#define SESSION_TRACE_EVENTS 65536u
 
 struct session_trace {
 	struct trace_instance ti;
@@ -54,8 +54,8 @@ int session_trace_start(struct session *s, char *err, size_t errlen)
 {
 	struct session_trace *tr = calloc(1, sizeof(*tr));
 	struct trace_instance_config ic = { .cpus = s->cfg->cpus, .buffer_kb = 0 };
-	struct trace_recorder_config rc = { .window_ms = TRACE_WINDOW_MS,
-					    .max_events = TRACE_MAX_EVENTS };
+	struct trace_recorder_config rc = { .window_ms = SESSION_TRACE_WINDOW_MS,
+					    .max_events = SESSION_TRACE_EVENTS };
 	int rv;
 
 	if (!tr) {
@@ -68,7 +68,7 @@ int session_trace_start(struct session *s, char *err, size_t errlen)
 	tr->nagg = s->phases.n + 1;
 	tr->next = calloc(tr->nthr ? tr->nthr : 1, sizeof(*tr->next));
 	tr->agg = calloc((tr->nthr ? tr->nthr : 1) * tr->nagg, sizeof(*tr->agg));
-	tr->buf = malloc(TRACE_MAX_EVENTS * sizeof(*tr->buf));
+	tr->buf = malloc(SESSION_TRACE_EVENTS * sizeof(*tr->buf));
 	if (!tr->next || !tr->agg || !tr->buf) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -100,8 +100,8 @@ static void explain(struct session *s, unsigned i, const struct series_spike *sp
 		in.wake_ns = in.deadline_ns + sp->latency_ns;
 	}
 	uint64_t from = in.deadline_ns > ATTRIB_LOOKBACK_NS ? in.deadline_ns - ATTRIB_LOOKBACK_NS : 0;
-	long n = trace_recorder_window(tr->rec, t->cpu, from, in.wake_ns + TRACE_AFTER_NS, tr->buf,
-				       TRACE_MAX_EVENTS, &info);
+	long n = trace_recorder_window(tr->rec, t->cpu, from, in.wake_ns + SESSION_TRACE_AFTER_NS, tr->buf,
+				       SESSION_TRACE_EVENTS, &info);
 	in.ev = tr->buf;
 	in.nev = n > 0 ? (size_t)n : 0;
 	if (attrib_analyse(&in, &res) < 0) {
@@ -132,7 +132,7 @@ static void explain_ready(struct session *s, bool all)
 			const struct series_spike *sp = &se->spikes[tr->next[i]];
 			uint64_t wake = s->t0 + sp->t_ns +
 					(s->threads[i].ops->at_wakeup ? 0 : sp->latency_ns);
-			if (!all && horizon < wake + TRACE_AFTER_NS)
+			if (!all && horizon < wake + SESSION_TRACE_AFTER_NS)
 				break;
 			explain(s, i, sp);
 			tr->next[i]++;
@@ -167,7 +167,7 @@ static json_t *tracer_json(const struct session *s)
 		json_array_append_new(events, json_string(tr->ti.events[i]));
 	return json_pack("{s:s, s:s, s:i, s:i, s:o, s:b, s:I, s:I, s:I}", "instance", tr->ti.name,
 			 "clock", "mono", "buffer_kb", (int)tr->ti.buffer_kb, "window_ms",
-			 (int)TRACE_WINDOW_MS, "events", events, "stacks", 0, "polls",
+			 (int)SESSION_TRACE_WINDOW_MS, "events", events, "stacks", 0, "polls",
 			 (json_int_t)tr->polls, "housekeeping_cpu_ns", (json_int_t)tr->cpu_ns,
 			 "memory_bytes", (json_int_t)trace_recorder_memory(tr->rec));
 }

@@ -49,9 +49,10 @@ struct attrib_contrib {
 
 struct attrib_input {
 	int cpu;
-	int32_t probe_tid;    /* the probe thread (anchor: its wake-up and switch-in) */
-	uint64_t deadline_ns; /* when it should have woken (timer: the programmed expiry; */
-	/*   net.wakeup: the kernel's receive timestamp) */
+	int32_t probe_tid; /* the probe thread (anchor: its wake-up and switch-in) */
+	/* when it should have woken (timer: the programmed expiry; net.wakeup:
+	 * the kernel's receive timestamp) */
+	uint64_t deadline_ns;
 	uint64_t wake_ns;	   /* when it read the clock after waking */
 	bool timer;		   /* the timer probe: split at the hrtimer expiry */
 	const struct trace_ev *ev; /* this CPU's events, sorted by ts, covering */
@@ -59,8 +60,13 @@ struct attrib_input {
 	uint64_t steal_ns;	   /* steal time of this CPU over the window, if known, else 0 */
 };
 
-#define ATTRIB_LOOKBACK_NS \
-	2000000ull /* events before the deadline looked at (idle, running task) */
+/* events before the deadline looked at (idle, running task) */
+#define ATTRIB_LOOKBACK_NS 2000000ull
+/* A stretch of [deadline, wake] with no event at all, longer than this,
+ * where the CPU should have shown something (the probe on its way to user
+ * space, or a task before the probe's timer IRQ came, which only IRQs off
+ * can delay) is a silent gap: IRQs off, an SMI or the hypervisor. */
+#define ATTRIB_SILENT_NS 20000ull
 
 struct attrib_result {
 	enum attrib_status status;

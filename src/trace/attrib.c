@@ -1,0 +1,612 @@
+/* attrib: why one wake-up was late, from the events of its CPU (attrib.h).
+ *
+ * Two passes over the window:
+ *   anchors: the probe's hrtimer expiry (timer probe), its sched_waking and
+ *     its last switch-in before the clock read give the split;
+ *   sweep: every nanosecond of [deadline, wake] goes to what the CPU was
+ *     doing then: the innermost open IRQ / vector / softirq frame, else the
+ *     idle state being left, else a silent gap, else the task on the CPU
+ *     (the probe's own time goes nowhere).  Time inside a nested IRQ thus
+ *     counts for the IRQ and never for the task or frame it interrupted.
+ * The contributor with the most time is the verdict, as rtla's timerlat
+ * auto-analysis names its dominant interference, but for every spike. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "attrib.h"
+
+#define ATTRIB_ACC 64  /* distinct contributors kept while sweeping */
+#define ATTRIB_DEPTH 8 /* IRQ nesting: task < softirq < vector/irq < irq */
+#define NONE UINT64_MAX
+
+struct frame {
+	enum attrib_kind kind;
+	uint32_t id;
+	const char *name;
+};
+
+struct sweep {
+	const struct attrib_input *in;
+	uint64_t lo, hi;    /* [deadline, wake] */
+	uint64_t irq_start; /* the probe's timer IRQ began (NONE: unknown) */
+	bool idle_traced;   /* the window has power:cpu_idle events at all */
+	struct attrib_contrib acc[ATTRIB_ACC];
+	unsigned nacc;
+	struct frame stack[ATTRIB_DEPTH];
+	unsigned depth;
+	/* the task on the CPU, from sched_switch */
+	bool known;
+	int32_t pid, prio;
+	const char *comm;
+	/* power:cpu_idle */
+	bool idle;
+	uint32_t idle_state;
+	/* a switch the trace does not hold (see fix_plan): after event
+	 * fix_after the task is fix->pid2 */
+	size_t fix_after;
+	const struct trace_ev *fix;
+};
+
+static const char *const softirq_names[] = { "HI",	 "TIMER",   "NET_TX", "NET_RX",	 "BLOCK",
+					     "IRQ_POLL", "TASKLET", "SCHED",  "HRTIMER", "RCU" };
+
+static const char *softirq_name(uint32_t vec)
+{
+	return vec < sizeof(softirq_names) / sizeof(softirq_names[0]) ? softirq_names[vec] : "?";
+}
+
+const char *attrib_kind_name(enum attrib_kind kind)
+{
+	static const char *const names[AK_NKINDS] = {
+		[AK_IRQ] = "irq",	[AK_SOFTIRQ] = "softirq", [AK_VECTOR] = "vector",
+		[AK_NMI] = "nmi",	[AK_TASK] = "task",	  [AK_IDLE_EXIT] = "idle",
+		[AK_SILENT] = "silent",
+	};
+
+	return (unsigned)kind < AK_NKINDS ? names[kind] : "?";
+}
+
+/* The kernel prio sched_switch prints -> policy and priority: prio =
+ * 99 - rt_priority for FIFO/RR (FIFO 99 is 0, FIFO 50 is 49), 120 + nice for
+ * OTHER, -1 for deadline tasks. */
+static void task_policy(int32_t prio, int *policy, int *rt_priority)
+{
+	if (prio < 0) {
+		*policy = -1;
+		*rt_priority = 0;
+	} else if (prio < 100) {
+		*policy = 1;
+		*rt_priority = 99 - prio;
+	} else {
+		*policy = 0;
+		*rt_priority = prio - 120;
+	}
+}
+
+static void add(struct sweep *s, enum attrib_kind kind, uint32_t id, int32_t pid, const char *name,
+		uint64_t ns)
+{
+	struct attrib_contrib *c;
+	unsigned i;
+
+	for (i = 0; i < s->nacc; i++) {
+		c = &s->acc[i];
+		if (c->kind != kind)
+			continue;
+		if (kind == AK_SILENT || (kind == AK_TASK && c->pid == pid) ||
+		    (kind != AK_TASK && c->id == id && !strcmp(c->name, name))) {
+			c->ns += ns;
+			return;
+		}
+	}
+	/* More distinct contributors than kept: the rest are the smallest
+	 * slices of a crowded window; dropping them keeps the analysis bounded. */
+	if (s->nacc == ATTRIB_ACC)
+		return;
+	c = &s->acc[s->nacc++];
+	memset(c, 0, sizeof(*c));
+	c->kind = kind;
+	c->id = id;
+	c->pid = pid;
+	c->ns = ns;
+	snprintf(c->name, sizeof(c->name), "%s", name ? name : "");
+	if (kind == AK_TASK)
+		task_policy(s->prio, &c->policy, &c->rt_priority);
+}
+
+/* [a, b) of the CPU's time, clipped to [deadline, wake], to whatever held
+ * the CPU then. */
+static void credit(struct sweep *s, uint64_t a, uint64_t b)
+{
+	const struct frame *f;
+
+	if (a < s->lo)
+		a = s->lo;
+	if (b > s->hi)
+		b = s->hi;
+	if (b <= a)
+		return;
+	if (s->depth) {
+		f = &s->stack[s->depth - 1];
+		add(s, f->kind, f->id, -1, f->name, b - a);
+		return;
+	}
+	/* The idle task with the CPU in an idle state, or, where the window
+	 * has no power:cpu_idle event at all (this VM never emits one), the
+	 * idle task outside IRQs: the time is the exit from idle. */
+	if (s->known && s->pid == 0 && (s->idle || !s->idle_traced)) {
+		add(s, AK_IDLE_EXIT, s->idle_traced ? s->idle_state : TEV_IDLE_EXIT, -1, "idle",
+		    b - a);
+		return;
+	}
+	/* No event for a long stretch where something should have shown: the
+	 * probe itself on its way to user space, nobody known, or a task
+	 * before the probe's timer IRQ came (a task cannot delay a hard IRQ but
+	 * with IRQs off): IRQs off, an SMI or the hypervisor. */
+	if (b - a > ATTRIB_SILENT_NS && (!s->known || s->pid == s->in->probe_tid ||
+					 (s->irq_start != NONE && b <= s->irq_start))) {
+		add(s, AK_SILENT, 0, s->known && s->pid != s->in->probe_tid ? s->pid : -1,
+		    s->known && s->pid != s->in->probe_tid ? s->comm : "", b - a);
+		return;
+	}
+	if (s->known && s->pid != s->in->probe_tid)
+		add(s, AK_TASK, 0, s->pid, s->comm, b - a);
+}
+
+static void push(struct sweep *s, enum attrib_kind kind, uint32_t id, const char *name)
+{
+	/* Deeper than any real nesting: entries whose exits were not traced;
+	 * keep the newest. */
+	if (s->depth == ATTRIB_DEPTH) {
+		memmove(s->stack, s->stack + 1, sizeof(s->stack[0]) * (ATTRIB_DEPTH - 1));
+		s->depth--;
+	}
+	s->stack[s->depth++] = (struct frame){ kind, id, name };
+}
+
+/* An exit: close its frame (and any above it whose exits were missed).
+ * An exit with no entry in the window: the frame was open since before the
+ * window's first event, so at least the time since the previous event was
+ * its. */
+static void pop(struct sweep *s, enum attrib_kind kind, uint32_t id, const char *name,
+		uint64_t since, uint64_t ts)
+{
+	unsigned i = s->depth;
+
+	while (i > 0 && !(s->stack[i - 1].kind == kind && s->stack[i - 1].id == id))
+		i--;
+	if (i == 0) {
+		struct frame save[ATTRIB_DEPTH];
+		unsigned depth = s->depth;
+
+		memcpy(save, s->stack, sizeof(save));
+		s->stack[0] = (struct frame){ kind, id, name };
+		s->depth = 1;
+		credit(s, since, ts);
+		memcpy(s->stack, save, sizeof(save));
+		s->depth = depth;
+		return;
+	}
+	s->depth = i - 1;
+}
+
+static bool is_exit(unsigned type)
+{
+	return type == TEV_IRQ_EXIT || type == TEV_SOFTIRQ_EXIT || type == TEV_VECTOR_EXIT;
+}
+
+static bool frame_open(const struct sweep *s, enum attrib_kind kind, uint32_t id)
+{
+	for (unsigned i = 0; i < s->depth; i++)
+		if (s->stack[i].kind == kind && s->stack[i].id == id)
+			return true;
+	return false;
+}
+
+static enum attrib_kind exit_kind(unsigned type)
+{
+	return type == TEV_IRQ_EXIT ? AK_IRQ : type == TEV_SOFTIRQ_EXIT ? AK_SOFTIRQ : AK_VECTOR;
+}
+
+static void step(struct sweep *s, const struct trace_ev *e, uint64_t *t)
+{
+	if (e->type == TEV_NMI) {
+		/* nmi_handler fires at the handler's end with its duration. */
+		uint64_t start = e->arg < e->ts - *t ? e->ts - e->arg : *t;
+		struct frame f = { AK_NMI, 0, e->name };
+
+		credit(s, *t, start);
+		push(s, f.kind, f.id, f.name);
+		credit(s, start, e->ts);
+		s->depth--;
+		*t = e->ts;
+		return;
+	}
+	if (is_exit(e->type) && !frame_open(s, exit_kind(e->type), e->arg)) {
+		pop(s, exit_kind(e->type), e->arg,
+		    e->type == TEV_SOFTIRQ_EXIT ? softirq_name(e->arg) : e->name, *t, e->ts);
+		*t = e->ts;
+		return;
+	}
+	credit(s, *t, e->ts);
+	*t = e->ts;
+	switch (e->type) {
+	case TEV_SWITCH:
+		/* A switch runs in task context: any frame still open lost its
+		 * exit. */
+		s->depth = 0;
+		s->known = true;
+		s->pid = e->pid;
+		s->prio = e->prio;
+		s->comm = e->name;
+		break;
+	case TEV_IRQ_ENTRY:
+		push(s, AK_IRQ, e->arg, e->name);
+		break;
+	case TEV_SOFTIRQ_ENTRY:
+		push(s, AK_SOFTIRQ, e->arg, softirq_name(e->arg));
+		break;
+	case TEV_VECTOR_ENTRY:
+		push(s, AK_VECTOR, e->arg, e->name);
+		break;
+	case TEV_IRQ_EXIT:
+	case TEV_SOFTIRQ_EXIT:
+	case TEV_VECTOR_EXIT:
+		pop(s, exit_kind(e->type), e->arg, e->name, e->ts, e->ts);
+		break;
+	case TEV_IDLE:
+		s->idle = e->arg != TEV_IDLE_EXIT;
+		if (s->idle)
+			s->idle_state = e->arg;
+		break;
+	default:
+		break;
+	}
+}
+
+static bool mine(const struct attrib_input *in, const struct trace_ev *e)
+{
+	return e->cpu == (unsigned)in->cpu && e->ts <= in->wake_ns;
+}
+
+/* After the switch at index `at` to pid `cur`: the next switch's prev
+ * should be `cur`.  When it is not, a switch is missing from the trace
+ * (this is routine where the kernel traces nothing of the idle task's own
+ * context, its switches out included: 6.18 on Firecracker does so), and
+ * the prev ran from a moment the trace does not show.  The kernel switches
+ * as soon as the IRQ that woke the task returns, so the missing switch is
+ * put at the end of the outermost IRQ frame around the prev's last
+ * wake-up; a task not woken in between (it was runnable) at the switch
+ * itself. */
+static void fix_plan(struct sweep *s, size_t at, int32_t cur)
+{
+	const struct attrib_input *in = s->in;
+	size_t i, next, end = at;
+	unsigned depth = 0;
+	bool armed = false;
+
+	s->fix = NULL;
+	for (next = at + 1; next < in->nev; next++)
+		if (mine(in, &in->ev[next]) && in->ev[next].type == TEV_SWITCH)
+			break;
+	if (next == in->nev || in->ev[next].pid2 == cur)
+		return;
+	for (i = at + 1; i < next; i++) {
+		const struct trace_ev *e = &in->ev[i];
+
+		if (!mine(in, e))
+			continue;
+		if (e->type == TEV_IRQ_ENTRY || e->type == TEV_SOFTIRQ_ENTRY ||
+		    e->type == TEV_VECTOR_ENTRY) {
+			depth++;
+		} else if (is_exit(e->type) && depth) {
+			if (!--depth && armed) {
+				end = i;
+				armed = false;
+			}
+		} else if ((e->type == TEV_WAKING || e->type == TEV_WAKEUP) &&
+			   e->pid == in->ev[next].pid2) {
+			end = i;
+			armed = depth > 0;
+		}
+	}
+	s->fix = &in->ev[next];
+	s->fix_after = end;
+}
+
+/* The probe's hrtimer expiry: the last hrtimer_expire_entry in [deadline,
+ * wake] that names the probe, or whose next wake-up (before the timer's
+ * exit) is the probe's.  The last: the probe arms one timer at a time, so
+ * the one that ended this sleep is the last before the clock read; after a
+ * long stall the probe wakes for each missed deadline in turn, and the
+ * window of a later one holds the expiries of the earlier ones too.
+ * *irq_start: where the IRQ around it began. */
+static const struct trace_ev *find_expiry(const struct attrib_input *in, uint64_t *irq_start)
+{
+	const struct trace_ev *found = NULL;
+	uint64_t vec_open = NONE;
+
+	for (size_t i = 0; i < in->nev; i++) {
+		const struct trace_ev *e = &in->ev[i];
+
+		if (!mine(in, e))
+			continue;
+		if (e->type == TEV_VECTOR_ENTRY)
+			vec_open = e->ts;
+		else if (e->type == TEV_VECTOR_EXIT)
+			vec_open = NONE;
+		if (e->type != TEV_HRTIMER_ENTRY || e->ts < in->deadline_ns)
+			continue;
+		bool hit = e->pid == in->probe_tid;
+		for (size_t j = i + 1; !hit && e->pid < 0 && j < in->nev; j++) {
+			const struct trace_ev *n = &in->ev[j];
+
+			if (!mine(in, n))
+				continue;
+			if (n->type == TEV_HRTIMER_EXIT || n->type == TEV_HRTIMER_ENTRY)
+				break;
+			if (n->type == TEV_WAKING || n->type == TEV_WAKEUP) {
+				hit = n->pid == in->probe_tid;
+				break;
+			}
+		}
+		if (hit) {
+			found = e;
+			*irq_start = vec_open != NONE ? vec_open : e->ts;
+		}
+	}
+	return found;
+}
+
+static void fmt_ns(char *buf, size_t len, uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
+	else if (ns < 10000)
+		snprintf(buf, len, "%.1f µs", (double)ns / 1e3);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.0f µs", (double)ns / 1e3);
+	else
+		snprintf(buf, len, "%.2f ms", (double)ns / 1e6);
+}
+
+static void describe(const struct attrib_input *in, int32_t probe_prio, struct attrib_result *out)
+{
+	const struct attrib_contrib *c = &out->c[0];
+	char d[32], st[32];
+	const char *pol = c->policy == 1 ? "FIFO" : c->policy == 0 ? "OTHER" : "DL";
+
+	if (!out->n) {
+		snprintf(out->cause, sizeof(out->cause), "none");
+		snprintf(out->verdict, sizeof(out->verdict), "nothing else ran on the CPU");
+		return;
+	}
+	fmt_ns(d, sizeof(d), c->ns);
+	switch (c->kind) {
+	case AK_TASK:
+		if (c->policy == 1)
+			snprintf(out->cause, sizeof(out->cause), "task:%s (FIFO %d)", c->name,
+				 c->rt_priority);
+		else
+			snprintf(out->cause, sizeof(out->cause), "task:%s (%s)", c->name, pol);
+		/* Only a higher priority preempts: anything else ran because
+		 * the probe could not run yet (preemption off, or not woken). */
+		if (c->policy == 1 && probe_prio >= 0 && 99 - c->rt_priority < probe_prio)
+			snprintf(out->verdict, sizeof(out->verdict),
+				 "preempted by %s[%d] (FIFO %d) for %s", c->name, c->pid,
+				 c->rt_priority, d);
+		else if (c->policy == 1)
+			snprintf(out->verdict, sizeof(out->verdict),
+				 "%s[%d] (FIFO %d) ran %s before the probe", c->name, c->pid,
+				 c->rt_priority, d);
+		else if (c->policy == 0)
+			snprintf(out->verdict, sizeof(out->verdict),
+				 "%s[%d] (OTHER, nice %d) ran %s before the probe", c->name, c->pid,
+				 c->rt_priority, d);
+		else
+			snprintf(out->verdict, sizeof(out->verdict),
+				 "%s[%d] (%s) ran %s before the probe", c->name, c->pid, pol, d);
+		break;
+	case AK_SOFTIRQ:
+		snprintf(out->cause, sizeof(out->cause), "softirq:%s", c->name);
+		snprintf(out->verdict, sizeof(out->verdict), "softirq %s %s", c->name, d);
+		break;
+	case AK_IRQ:
+		snprintf(out->cause, sizeof(out->cause), "irq:%s", c->name);
+		snprintf(out->verdict, sizeof(out->verdict), "irq %s (irq %u) %s", c->name, c->id,
+			 d);
+		break;
+	case AK_VECTOR:
+		snprintf(out->cause, sizeof(out->cause), "vector:%s", c->name);
+		snprintf(out->verdict, sizeof(out->verdict), "vector %s %s", c->name, d);
+		break;
+	case AK_NMI:
+		snprintf(out->cause, sizeof(out->cause), "nmi:%s", c->name);
+		snprintf(out->verdict, sizeof(out->verdict), "NMI %s %s", c->name, d);
+		break;
+	case AK_IDLE_EXIT:
+		/* A halted vCPU whose timer fired waits for the host: steal
+		 * says how much of the exit was the hypervisor's. */
+		fmt_ns(st, sizeof(st), in->steal_ns);
+		if (c->id == TEV_IDLE_EXIT)
+			snprintf(out->cause, sizeof(out->cause), "idle:?");
+		else
+			snprintf(out->cause, sizeof(out->cause), "idle:%u", c->id);
+		if (c->id == TEV_IDLE_EXIT)
+			snprintf(out->verdict, sizeof(out->verdict),
+				 "exit from idle %s (idle state not traced%s%s)", d,
+				 in->steal_ns ? "; steal +" : "", in->steal_ns ? st : "");
+		else
+			snprintf(out->verdict, sizeof(out->verdict),
+				 "exit from idle state %u %s%s%s%s", c->id, d,
+				 in->steal_ns ? " (steal +" : "", in->steal_ns ? st : "",
+				 in->steal_ns ? ")" : "");
+		break;
+	case AK_SILENT:
+	default:
+		snprintf(out->cause, sizeof(out->cause), "silent");
+		fmt_ns(st, sizeof(st), in->steal_ns);
+		if (in->steal_ns && in->steal_ns * 2 >= c->ns)
+			snprintf(out->verdict, sizeof(out->verdict),
+				 "silent %s: no events (hypervisor: steal +%s)", d, st);
+		else if (in->steal_ns)
+			snprintf(out->verdict, sizeof(out->verdict),
+				 "silent %s: no events (IRQs off, SMI or hypervisor; steal +%s)", d,
+				 st);
+		else
+			snprintf(out->verdict, sizeof(out->verdict),
+				 "silent %s: no events (IRQs off, SMI or hypervisor)", d);
+		/* Who had the CPU: the culprit if IRQs were off, innocent if
+		 * the vCPU did not run; either way where to look next. */
+		if (c->pid >= 0) {
+			size_t l = strlen(out->verdict);
+
+			snprintf(out->verdict + l, sizeof(out->verdict) - l, ", %s[%d] on the CPU",
+				 c->name, c->pid);
+		}
+		break;
+	}
+}
+
+static void not_attributed(struct attrib_result *out, enum attrib_status st, const char *why)
+{
+	out->status = st;
+	snprintf(out->verdict, sizeof(out->verdict), "not attributed: %s", why);
+}
+
+int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
+{
+	const struct trace_ev *exp, *waking = NULL, *sw = NULL, *first_sw = NULL, *woke;
+	const struct trace_ev *on_cpu = NULL;
+	uint64_t from, switch_in, irq_start = NONE, t = 0, lookback;
+	int32_t probe_prio;
+	struct sweep s;
+	size_t i, near = 0;
+
+	if (!in || !out || (in->nev && !in->ev) || in->wake_ns < in->deadline_ns)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->irq_ns = out->thread_ns = out->user_ns = NONE;
+	lookback = in->deadline_ns > ATTRIB_LOOKBACK_NS ? in->deadline_ns - ATTRIB_LOOKBACK_NS : 0;
+
+	/* Never guess: a ring overrun on this CPU up to the wake-up may have
+	 * taken any of the events the answer depends on. */
+	for (i = 0; i < in->nev; i++)
+		if (mine(in, &in->ev[i]) && in->ev[i].type == TEV_LOST) {
+			not_attributed(out, ATTRIB_LOST, "events lost");
+			return 0;
+		}
+	for (i = 0; i < in->nev; i++)
+		if (mine(in, &in->ev[i]) && in->ev[i].ts >= lookback)
+			near++;
+	if (!near) {
+		not_attributed(out, ATTRIB_NO_EVENTS, "no events");
+		return 0;
+	}
+
+	/* The anchors: expiry (timer probe), sched_waking (the last of each
+	 * before the wake, as find_expiry says why), the switch-in. */
+	exp = in->timer ? find_expiry(in, &irq_start) : NULL;
+	for (i = 0; i < in->nev; i++) {
+		const struct trace_ev *e = &in->ev[i];
+
+		if (mine(in, e) && e->ts >= in->deadline_ns && e->type == TEV_WAKING &&
+		    e->pid == in->probe_tid)
+			waking = e;
+	}
+	woke = in->timer ? exp : waking;
+	from = woke ? woke->ts : in->deadline_ns;
+	/* The last switch-in after the wake-up; or none when the probe was
+	 * still on the CPU as its timer fired (it wakes itself before it is
+	 * switched out: an expired deadline while catching up after a stall):
+	 * then it was "switched in" at the wake-up, the last switch involving
+	 * it before then being a switch-in. */
+	for (i = 0; i < in->nev; i++) {
+		const struct trace_ev *e = &in->ev[i];
+
+		if (!mine(in, e) || e->type != TEV_SWITCH)
+			continue;
+		if (e->pid == in->probe_tid && e->ts >= from)
+			sw = e;
+		if (e->ts <= from && (e->pid == in->probe_tid || e->pid2 == in->probe_tid))
+			on_cpu = e->pid == in->probe_tid ? e : NULL;
+	}
+	if (exp)
+		out->irq_ns = exp->ts - in->deadline_ns;
+	if (!sw && !(woke && on_cpu)) {
+		not_attributed(out, ATTRIB_NO_ANCHOR, "the probe's switch-in is not in the window");
+		return 0;
+	}
+	switch_in = sw ? sw->ts : from;
+	probe_prio = sw ? sw->prio : on_cpu->prio;
+	if (woke)
+		out->thread_ns = switch_in - woke->ts;
+	out->user_ns = in->wake_ns - switch_in;
+
+	/* The sweep, from the window's first event so that the task on the
+	 * CPU, the open frames and the idle state are known at the deadline.
+	 * Before the first switch the task is that switch's prev. */
+	memset(&s, 0, sizeof(s));
+	s.in = in;
+	s.lo = in->deadline_ns;
+	s.hi = in->wake_ns;
+	s.irq_start = irq_start;
+	for (i = 0; i < in->nev; i++) {
+		const struct trace_ev *e = &in->ev[i];
+
+		if (!mine(in, e))
+			continue;
+		if (e->type == TEV_IDLE)
+			s.idle_traced = true;
+		if (e->type == TEV_SWITCH && !first_sw)
+			first_sw = e;
+	}
+	if (first_sw) {
+		s.known = true;
+		s.pid = first_sw->pid2;
+		s.prio = first_sw->prio2;
+		s.comm = first_sw->name2;
+	}
+	for (i = 0; i < in->nev; i++) {
+		const struct trace_ev *e = &in->ev[i];
+
+		if (!mine(in, e))
+			continue;
+		/* Nothing at all between the deadline and the first event:
+		 * that stretch is the CPU's too, in the state the first
+		 * events show. */
+		if (!t)
+			t = e->ts < in->deadline_ns ? e->ts : in->deadline_ns;
+		step(&s, e, &t);
+		if (e->type == TEV_SWITCH)
+			fix_plan(&s, i, e->pid);
+		if (s.fix && i == s.fix_after) {
+			s.pid = s.fix->pid2;
+			s.prio = s.fix->prio2;
+			s.comm = s.fix->name2;
+			s.fix = NULL;
+		}
+	}
+	credit(&s, t, in->wake_ns);
+
+	/* Largest first; ties in the order found. */
+	for (unsigned a = 0; a < s.nacc; a++) {
+		unsigned best = a;
+
+		for (unsigned b = a + 1; b < s.nacc; b++)
+			if (s.acc[b].ns > s.acc[best].ns)
+				best = b;
+		if (best != a) {
+			struct attrib_contrib tmp = s.acc[best];
+
+			memmove(&s.acc[a + 1], &s.acc[a], sizeof(tmp) * (best - a));
+			s.acc[a] = tmp;
+		}
+	}
+	for (unsigned a = 0; a < s.nacc && out->n < ATTRIB_MAX_CONTRIB; a++)
+		out->c[out->n++] = s.acc[a];
+	out->status = ATTRIB_OK;
+	describe(in, probe_prio, out);
+	return 0;
+}
