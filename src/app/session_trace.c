@@ -99,9 +99,10 @@ static void explain(struct session *s, unsigned i, const struct series_spike *sp
 		in.deadline_ns = s->t0 + sp->t_ns;
 		in.wake_ns = in.deadline_ns + sp->latency_ns;
 	}
-	uint64_t from = in.deadline_ns > ATTRIB_LOOKBACK_NS ? in.deadline_ns - ATTRIB_LOOKBACK_NS : 0;
-	long n = trace_recorder_window(tr->rec, t->cpu, from, in.wake_ns + SESSION_TRACE_AFTER_NS, tr->buf,
-				       SESSION_TRACE_EVENTS, &info);
+	uint64_t from =
+	    in.deadline_ns > ATTRIB_LOOKBACK_NS ? in.deadline_ns - ATTRIB_LOOKBACK_NS : 0;
+	long n = trace_recorder_window(tr->rec, t->cpu, from, in.wake_ns + SESSION_TRACE_AFTER_NS,
+				       tr->buf, SESSION_TRACE_EVENTS, &info);
 	in.ev = tr->buf;
 	in.nev = n > 0 ? (size_t)n : 0;
 	if (attrib_analyse(&in, &res) < 0) {
@@ -130,8 +131,8 @@ static void explain_ready(struct session *s, bool all)
 		uint64_t horizon = trace_recorder_horizon(tr->rec, s->threads[i].cpu);
 		while (tr->next[i] < se->nspikes) {
 			const struct series_spike *sp = &se->spikes[tr->next[i]];
-			uint64_t wake = s->t0 + sp->t_ns +
-					(s->threads[i].ops->at_wakeup ? 0 : sp->latency_ns);
+			uint64_t wake =
+			    s->t0 + sp->t_ns + (s->threads[i].ops->at_wakeup ? 0 : sp->latency_ns);
 			if (!all && horizon < wake + SESSION_TRACE_AFTER_NS)
 				break;
 			explain(s, i, sp);
@@ -182,9 +183,9 @@ json_t *session_trace_json(struct session *s)
 	for (int c = cpuset_next(&s->cfg->cpus, 0); c >= 0; c = cpuset_next(&s->cfg->cpus, c + 1)) {
 		uint64_t ev = 0, lost = 0;
 		if (trace_recorder_stats(tr->rec, c, &ev, &lost) == 0)
-			json_array_append_new(cpus, json_pack("{s:i, s:I, s:I}", "cpu", c, "events",
-							      (json_int_t)ev, "lost",
-							      (json_int_t)lost));
+			json_array_append_new(cpus,
+					      json_pack("{s:i, s:I, s:I}", "cpu", c, "events",
+							(json_int_t)ev, "lost", (json_int_t)lost));
 	}
 	for (unsigned i = 0; i < s->nthreads && i < tr->nthr; i++) {
 		const struct probe_thread *t = &s->threads[i];
@@ -194,9 +195,9 @@ json_t *session_trace_json(struct session *s)
 		bool single = s->phases.n == 1 && !strcmp(s->phases.name[0], "all");
 		for (unsigned p = 0; !single && p < s->phases.n; p++)
 			if (a[p].spikes)
-				json_array_append_new(series,
-						      attrib_agg_json(&a[p], t->pc->results[0],
-								      t->cpu, s->phases.name[p], thr));
+				json_array_append_new(
+				    series, attrib_agg_json(&a[p], t->pc->results[0], t->cpu,
+							    s->phases.name[p], thr));
 		json_array_append_new(series, attrib_agg_json(&a[tr->nagg - 1], t->pc->results[0],
 							      t->cpu, "all", thr));
 	}

@@ -20,6 +20,9 @@
 #define ATTRIB_DEPTH 8 /* IRQ nesting: task < softirq < vector/irq < irq */
 #define NONE UINT64_MAX
 
+static bool mine(const struct attrib_input *in, const struct trace_ev *e);
+static bool is_exit(unsigned type);
+
 struct frame {
 	enum attrib_kind kind;
 	uint32_t id;
@@ -46,7 +49,56 @@ struct sweep {
 	 * fix_after the task is fix->pid2 */
 	size_t fix_after;
 	const struct trace_ev *fix;
+	/* the probe's own switch-in from idle, which some kernels never
+	 * trace (see idle_switch_in): at virt_ns (NONE: none) */
+	uint64_t virt_ns;
+	int32_t virt_prio;
+	/* a round-trip probe whose wake-up is not on this CPU's trace: a task
+	 * of lower priority than the probe (probe_prio) could only run
+	 * because the probe was not runnable yet, so its time is transit */
+	bool no_wake;
+	int32_t probe_prio;
 };
+
+/* The switch-in of a probe woken on an idle CPU, where the trace holds none.
+ * Some kernels (this project's 6.18 VM) never emit sched_switch with the
+ * idle task as prev: the idle loop calls the scheduler where tracepoints
+ * do not fire.  The idle task then leaves the CPU to the probe as soon as
+ * the interrupt that woke it returns: the exit of the outermost frame open
+ * at the waking, or the waking itself outside any.  NONE when the CPU was
+ * not idle then or that exit is not in the window. */
+static uint64_t idle_switch_in(const struct attrib_input *in, const struct trace_ev *woke)
+{
+	int32_t cur = -1;
+	unsigned depth = 0;
+	bool after = false;
+
+	for (size_t i = 0; i < in->nev; i++) {
+		const struct trace_ev *e = &in->ev[i];
+
+		if (!mine(in, e))
+			continue;
+		if (!after && e > woke) {
+			if (cur != 0)
+				return NONE;
+			if (!depth)
+				return woke->ts;
+			after = true;
+		}
+		if (e->type == TEV_SWITCH) {
+			if (after)
+				return NONE; /* something else was switched in first */
+			cur = e->pid;
+			depth = 0;
+		} else if (e->type == TEV_IRQ_ENTRY || e->type == TEV_SOFTIRQ_ENTRY ||
+			   e->type == TEV_VECTOR_ENTRY) {
+			depth++;
+		} else if (is_exit(e->type) && depth && --depth == 0 && after) {
+			return e->ts;
+		}
+	}
+	return !after && cur == 0 && !depth ? woke->ts : NONE;
+}
 
 static const char *const softirq_names[] = { "HI",	 "TIMER",   "NET_TX", "NET_RX",	 "BLOCK",
 					     "IRQ_POLL", "TASKLET", "SCHED",  "HRTIMER", "RCU" };
@@ -61,7 +113,7 @@ const char *attrib_kind_name(enum attrib_kind kind)
 	static const char *const names[AK_NKINDS] = {
 		[AK_IRQ] = "irq",	[AK_SOFTIRQ] = "softirq", [AK_VECTOR] = "vector",
 		[AK_NMI] = "nmi",	[AK_TASK] = "task",	  [AK_IDLE_EXIT] = "idle",
-		[AK_SILENT] = "silent",
+		[AK_SILENT] = "silent", [AK_TRANSIT] = "transit",
 	};
 
 	return (unsigned)kind < AK_NKINDS ? names[kind] : "?";
@@ -150,8 +202,12 @@ static void credit(struct sweep *s, uint64_t a, uint64_t b)
 		    s->known && s->pid != s->in->probe_tid ? s->comm : "", b - a);
 		return;
 	}
-	if (s->known && s->pid != s->in->probe_tid)
-		add(s, AK_TASK, 0, s->pid, s->comm, b - a);
+	if (s->known && s->pid != s->in->probe_tid) {
+		if (s->no_wake && s->probe_prio >= 0 && s->prio > s->probe_prio)
+			add(s, AK_TRANSIT, 0, -1, "transit", b - a);
+		else
+			add(s, AK_TASK, 0, s->pid, s->comm, b - a);
+	}
 }
 
 static void push(struct sweep *s, enum attrib_kind kind, uint32_t id, const char *name)
@@ -263,6 +319,21 @@ static void step(struct sweep *s, const struct trace_ev *e, uint64_t *t)
 	default:
 		break;
 	}
+}
+
+/* The untraced switch-in from idle (idle_switch_in), at its time. */
+static void virt_switch(struct sweep *s, uint64_t *t)
+{
+	if (*t < s->virt_ns) {
+		credit(s, *t, s->virt_ns);
+		*t = s->virt_ns;
+	}
+	s->depth = 0;
+	s->known = true;
+	s->pid = s->in->probe_tid;
+	s->prio = s->virt_prio;
+	s->comm = "";
+	s->virt_ns = NONE;
 }
 
 static bool mine(const struct attrib_input *in, const struct trace_ev *e)
@@ -443,6 +514,13 @@ static void describe(const struct attrib_input *in, int32_t probe_prio, struct a
 				 in->steal_ns ? " (steal +" : "", in->steal_ns ? st : "",
 				 in->steal_ns ? ")" : "");
 		break;
+	case AK_TRANSIT:
+		snprintf(out->cause, sizeof(out->cause), "transit");
+		snprintf(out->verdict, sizeof(out->verdict),
+			 "not woken for %s: the datagram was on its way (the sender's CPU, the "
+			 "network stack or the peer), not delayed on this CPU",
+			 d);
+		break;
 	case AK_SILENT:
 	default:
 		snprintf(out->cause, sizeof(out->cause), "silent");
@@ -511,7 +589,10 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 	for (i = 0; i < in->nev; i++) {
 		const struct trace_ev *e = &in->ev[i];
 
-		if (mine(in, e) && e->ts >= in->deadline_ns && e->type == TEV_WAKING &&
+		/* sched_waking is traced on the waker's CPU: for a round trip
+		 * often another one, so sched_wakeup (on the target) counts too. */
+		if (mine(in, e) && e->ts >= in->deadline_ns &&
+		    (e->type == TEV_WAKING || (!in->timer && e->type == TEV_WAKEUP && !waking)) &&
 		    e->pid == in->probe_tid)
 			waking = e;
 	}
@@ -534,12 +615,13 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 	}
 	if (exp)
 		out->irq_ns = exp->ts - in->deadline_ns;
-	if (!sw && !(woke && on_cpu)) {
+	uint64_t virt = !sw && woke && !on_cpu ? idle_switch_in(in, woke) : NONE;
+	if (!sw && !(woke && on_cpu) && virt == NONE) {
 		not_attributed(out, ATTRIB_NO_ANCHOR, "the probe's switch-in is not in the window");
 		return 0;
 	}
-	switch_in = sw ? sw->ts : from;
-	probe_prio = sw ? sw->prio : on_cpu->prio;
+	switch_in = sw ? sw->ts : virt != NONE ? virt : from;
+	probe_prio = sw ? sw->prio : on_cpu ? on_cpu->prio : waking ? waking->prio : -1;
 	if (woke)
 		out->thread_ns = switch_in - woke->ts;
 	out->user_ns = in->wake_ns - switch_in;
@@ -552,6 +634,17 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 	s.lo = in->deadline_ns;
 	s.hi = in->wake_ns;
 	s.irq_start = irq_start;
+	s.virt_ns = sw ? NONE : virt;
+	s.virt_prio = probe_prio;
+	s.probe_prio = probe_prio;
+	/* A round trip: until its wake-up the probe was not runnable, its
+	 * datagram on the way; what this CPU did meanwhile delayed nothing. */
+	if (!in->timer && waking && waking->ts > in->deadline_ns) {
+		add(&s, AK_TRANSIT, 0, -1, "transit", waking->ts - in->deadline_ns);
+		s.lo = waking->ts;
+	} else if (!in->timer) {
+		s.no_wake = true;
+	}
 	for (i = 0; i < in->nev; i++) {
 		const struct trace_ev *e = &in->ev[i];
 
@@ -578,6 +671,8 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 		 * events show. */
 		if (!t)
 			t = e->ts < in->deadline_ns ? e->ts : in->deadline_ns;
+		if (s.virt_ns != NONE && e->ts > s.virt_ns)
+			virt_switch(&s, &t);
 		step(&s, e, &t);
 		if (e->type == TEV_SWITCH)
 			fix_plan(&s, i, e->pid);
@@ -588,6 +683,8 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 			s.fix = NULL;
 		}
 	}
+	if (s.virt_ns != NONE)
+		virt_switch(&s, &t);
 	credit(&s, t, in->wake_ns);
 
 	/* Largest first; ties in the order found. */

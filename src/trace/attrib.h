@@ -34,6 +34,10 @@ enum attrib_kind {
 	AK_TASK,      /* a task that ran instead of the probe: name = comm, pid, policy, prio */
 	AK_IDLE_EXIT, /* the CPU was idle at the deadline: id = idle state, ns = deadline -> exit */
 	AK_SILENT,    /* no event at all: IRQs off, SMI or hypervisor */
+	/* a round-trip probe (net, icmp) not woken yet: its datagram or echo
+	 * on its way (the sender's CPU, the network stack, the peer); not
+	 * this CPU's doing, whatever ran on it meanwhile */
+	AK_TRANSIT,
 	AK_NKINDS
 };
 

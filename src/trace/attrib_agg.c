@@ -98,7 +98,7 @@ static json_t *ns_or_null(uint64_t v)
 
 static const char *policy_name(int policy)
 {
-	return policy == 1 ? "FIFO" : policy == 0 ? "OTHER" : "other";
+	return policy == 1 ? "FIFO" : policy == 0 ? "OTHER" : "DL";
 }
 
 static json_t *contributor_json(const struct attrib_contrib *c)
@@ -109,10 +109,13 @@ static json_t *contributor_json(const struct attrib_contrib *c)
 	    json_pack("{s:s, s:s, s:o, s:I}", "kind", attrib_kind_name(c->kind), "name", c->name,
 		      "id", has_id ? json_integer(c->id) : json_null(), "ns", (json_int_t)c->ns);
 
-	if (o && c->kind == AK_TASK) {
-		json_object_set_new(o, "pid", json_integer(c->pid));
-		json_object_set_new(o, "policy", json_string(policy_name(c->policy)));
-		json_object_set_new(o, "priority", json_integer(c->rt_priority));
+	bool task = c->kind == AK_TASK;
+	if (o) {
+		json_object_set_new(o, "pid", task ? json_integer(c->pid) : json_null());
+		json_object_set_new(o, "policy",
+				    task ? json_string(policy_name(c->policy)) : json_null());
+		json_object_set_new(o, "priority",
+				    task ? json_integer(c->rt_priority) : json_null());
 	}
 	return o;
 }

@@ -27,7 +27,7 @@ if [ -z "${TRACE_TEST_NS:-}" ]; then
 fi
 [ "$(ncpus)" -ge 2 ] || skip_all "needs 2 CPUs (a measured one and a housekeeping one)"
 T=/sys/kernel/tracing
-plan 24
+plan 25
 cd "$WORK" || exit 1
 [ "$(stat -f -c %T $T)" = tracefs ] || mount -t tracefs nodev $T || exit 1
 top_state() {
@@ -40,11 +40,12 @@ ours() { ls "$T/instances" | grep -E "^rtsoak-($1)\$"; }
 top_state >top.before
 
 # --- the spike load preempts the probe: attributed to it ------------------
-# FIFO one above the probes on CPU 1, 3 ms every 250 ms; 100 us probe
-# period, so the first deadline inside a burst is at most 0.1 ms after its
-# start: its latency, and the preemption, are the burst within 10 %.
+# FIFO one above the probes on CPU 1, 20 ms every 400 ms (15 bursts), longer
+# than the host's own stalls of a busy shared VM; 100 us probe period, so
+# the first deadline inside a burst is at most 0.1 ms after its start: its
+# latency, and the preemption, are the burst within 10 %.
 "$RTSOAK" run --trace --probes timer --cpus 1 --interval 100us --duration 6s \
-	--loads spike:period=250ms:burst=3ms:cpus=1 --spike-threshold 1ms -q -o spike.json 2>spike.err &
+	--loads spike:period=400ms:burst=20ms:cpus=1 --spike-threshold 1ms -q -o spike.json 2>spike.err &
 pid=$!
 sleep 2
 [ -n "$(ours $pid)" ]
@@ -55,27 +56,39 @@ validate spike.json
 ok $? "its report is schema-valid"
 [ -z "$(ours $pid)" ]
 ok $? "after a normal end the instance is gone"
-sel='a = [x for x in r["attribution"]["series"] if x["probe"] == "timer" and x["cpu"] == 1 and x["phase"] == "all"][0]'
-n=$(jget spike.json "$sel; a['spikes']")
-att=$(jget spike.json "$sel; a['attributed']")
-diag "spikes $n, attributed $att ($(jget spike.json "$sel; a['not_attributed']"))"
-[ "$n" -ge 15 ] && [ $((att * 100)) -ge $((n * 95)) ]
-ok $? "at least 15 spikes, 95 % of them attributed ($att of $n)"
-[ "$(jget spike.json "$sel; s = [t for t in a['top'] if t['latency_ns'] > 1500000]; len(s) >= 5 and all(t['cause'].startswith('task:rtsoak-spike/0') for t in s)")" = True ]
-ok $? "every top spike above half the burst is the spike worker's ($(jget spike.json "$sel; [(t['latency_ns'], t['cause']) for t in a['top'][:3]]"))"
-[ "$(jget spike.json "$sel; c = a['top'][0]['contributors'][0]; [c['kind'], c['name'], c['policy'], c['priority'], c['pid'] > 1]")" = '["task", "rtsoak-spike/0", "FIFO", 96, true]' ]
-ok $? "its contributor: task rtsoak-spike/0 with its pid, FIFO 96 (the probes' 95 + 1) ($(jget spike.json "$sel; a['top'][0]['contributors'][0]"))"
-[ "$(jget spike.json "$sel; 2.7e6 <= a['top'][0]['contributors'][0]['ns'] <= 3.3e6")" = True ]
-ok $? "the worst spike's preemption is the 3 ms burst within 10 % ($(jget spike.json "$sel; a['top'][0]['contributors'][0]['ns']") ns)"
-[ "$(jget spike.json "$sel; t = a['top'][0]; t['thread_ns'] is not None and t['irq_ns'] is not None and t['thread_ns'] > t['irq_ns']")" = True ]
-ok $? "the split: IRQ latency small, thread latency the preemption (irq $(jget spike.json "$sel; a['top'][0]['irq_ns']"), thread $(jget spike.json "$sel; a['top'][0]['thread_ns']"))"
-[ "$(jget spike.json "$sel; c = a['causes'][0]; [c['cause'].startswith('task:rtsoak-spike/0'), c['share'] > 0.9]")" = '[true, true]' ]
-ok $? "the causes table: the spike worker first with > 90 % of the excess ($(jget spike.json "$sel; [(c['cause'], round(c['share'], 3)) for c in a['causes'][:3]]"))"
-[ "$(jget spike.json "$sel; sorted(set(i for t, i in a['spike_causes'])) == list(range(len(a['causes']))) and len(a['spike_causes']) == a['attributed']")" = True ]
+# sj FILE EXPR: EXPR with a = the timer probe's series entry of CPU 1, phase
+# all, and w = its top spikes that the spike worker dominated.
+sj() {
+	"$PYTHON3" -c 'import json,sys
+r = json.load(open(sys.argv[1]))
+a = [x for x in r["attribution"]["series"] if x["probe"] == "timer" and x["cpu"] == 1 and x["phase"] == "all"][0]
+w = [t for t in a["top"] if t["cause"].startswith("task:rtsoak-spike/0")]
+v = eval(sys.argv[2])
+print(json.dumps(v) if not isinstance(v, str) else v)' "$1" "$2"
+}
+n=$(sj spike.json "a['spikes']")
+att=$(sj spike.json "a['attributed']")
+diag "spikes $n, attributed $att ($(sj spike.json "a['not_attributed']")); causes $(sj spike.json "[(c['cause'], c['spikes'], round(c['share'], 3)) for c in a['causes'][:4]]")"
+[ "$n" -ge 12 ] && [ $((att * 100)) -ge $((n * 95)) ]
+ok $? "at least 12 spikes, 95 % of them attributed ($att of $n)"
+[ "$(sj spike.json "[c['spikes'] for c in a['causes'] if c['cause'] == 'task:rtsoak-spike/0 (FIFO 96)'] + [0]")" != "[0]" ] &&
+	[ "$(sj spike.json "[c['spikes'] for c in a['causes'] if c['cause'] == 'task:rtsoak-spike/0 (FIFO 96)'][0] >= 12")" = true ]
+ok $? "the spike worker dominated at least 12 of the 15 bursts' spikes"
+[ "$(sj spike.json "len(w) >= 3 and all([t['contributors'][0][k] for k in ('kind', 'name', 'policy', 'priority')] == ['task', 'rtsoak-spike/0', 'FIFO', 96] and t['contributors'][0]['pid'] > 1 for t in w)")" = true ]
+ok $? "its spikes' first contributor: task rtsoak-spike/0 with its pid, FIFO 96 (the probes' 95 + 1) ($(sj spike.json "w[0]['contributors'][0] if w else None"))"
+[ "$(sj spike.json "18e6 <= sorted(t['contributors'][0]['ns'] for t in w)[len(w) // 2] <= 22e6")" = true ]
+ok $? "the median preemption is the 20 ms burst within 10 % (a host stall inside a burst makes one longer) ($(sj spike.json "[t['contributors'][0]['ns'] for t in w]") ns)"
+[ "$(sj spike.json "all(t['thread_ns'] is not None and t['irq_ns'] is not None and t['thread_ns'] > t['irq_ns'] for t in w)")" = true ]
+ok $? "the split: the preemption is thread latency, not IRQ latency ($(sj spike.json "[(t['irq_ns'], t['thread_ns']) for t in w[:3]]"))"
+# Its share depends on what else the (shared) machine did; its excess is
+# its own: 12 or more bursts, each 20 ms less the 1 ms threshold.
+[ "$(sj spike.json "[c['excess_ns'] for c in a['causes'] if c['cause'] == 'task:rtsoak-spike/0 (FIFO 96)'][0] >= 12 * 18e6")" = true ]
+ok $? "the causes table: the spike worker's excess latency is its bursts' ($(sj spike.json "[(c['cause'], c['excess_ns']) for c in a['causes'][:3]]"))"
+[ "$(sj spike.json "sorted(set(i for t, i in a['spike_causes'])) == list(range(len(a['causes']))) and len(a['spike_causes']) == a['attributed']")" = true ]
 ok $? "spike_causes: one per attributed spike, every cause used"
 cul=$(jget spike.json '[p.get("culprit", {}).get("cause", "") for s in r["analysis"]["periodicity"] if s["probe"] == "timer" and s["cpu"] == 1 for p in s["patterns"]]' 2>/dev/null)
 echo "$cul" | grep -q 'task:rtsoak-spike/0'
-ok $? "the 250 ms pattern names the spike worker as its culprit ($cul)"
+ok $? "the 400 ms pattern names the spike worker as its culprit ($cul)"
 [ "$(jget spike.json '[r["attribution"]["cpus"][0]["cpu"], r["attribution"]["cpus"][0]["lost"], r["attribution"]["cpus"][0]["events"] > 1000, r["config"]["trace"]]')" = '[1, 0, true, true]' ]
 ok $? "CPU 1 only, events recorded, none lost ($(jget spike.json 'r["attribution"]["cpus"]'))"
 "$RTSOAK" report spike.json >spike.txt
@@ -83,12 +96,16 @@ grep -q "causes: .*rtsoak-spike/0" spike.txt
 ok $? "the summary has a causes line ($(grep 'causes:' spike.txt | head -1))"
 
 # --- net under the msg load: softirqs, IRQs or tasks ---------------------
-"$RTSOAK" run --trace --probes net --cpus 1 --duration 4s --loads msg:cpus=1 \
-	--spike-threshold 200us -q -o net.json 2>net.err
+# The sender on the measured CPU too: loopback's NET_RX softirq runs where
+# the datagram is sent, so the receive path is on the traced CPU.
+"$RTSOAK" run --trace --probes net --cpus 1 --net-sender-cpu 1 --duration 4s --loads msg:cpus=1 \
+	--spike-threshold 100us -q -o net.json 2>net.err
 ok $? "run --trace --probes net under msg exits 0 ($(head -c 300 net.err))"
-kinds=$(jget net.json 'sorted(set(c["kind"] for x in r["attribution"]["series"] if x["probe"] == "net" for c in x["causes"]))')
-echo "$kinds" | grep -Eq '"(softirq|task|irq|vector)"'
-ok $? "the net spikes name softirqs, IRQs, vectors or tasks ($kinds)"
+# Until the probe is woken its datagram is on the way (transit: the
+# sender's CPU, which is not traced); from the wake-up on, what this CPU ran.
+kinds=$(jget net.json 'sorted(set(c["kind"] for x in r["attribution"]["series"] if x["probe"] == "net" for t in x["top"] for c in t["contributors"]))')
+echo "$kinds" | grep -Eq '"(softirq|task)"'
+ok $? "the net spikes' contributors name softirqs or tasks ($kinds)"
 
 # --- an idle CPU ----------------------------------------------------------
 drv=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)
@@ -96,7 +113,7 @@ if [ "$drv" = none ] || [ ! -e $T/events/power/cpu_idle ]; then
 	skip "no cpuidle driver here ('$drv'): power:cpu_idle never fires, no idle exit to see"
 else
 	"$RTSOAK" run --trace --probes timer --cpus 1 --interval 10ms --duration 4s --spike-threshold 20us -q -o idle.json 2>idle.err
-	[ "$(jget idle.json 'any(c["kind"] == "idle_exit" for x in r["attribution"]["series"] for t in x["top"] for c in t["contributors"])')" = True ]
+	[ "$(jget idle.json 'any(c["kind"] == "idle_exit" for x in r["attribution"]["series"] for t in x["top"] for c in t["contributors"])')" = true ]
 	ok $? "an idle CPU's wake-ups show an idle exit"
 fi
 
@@ -108,7 +125,7 @@ kill -INT $pid
 wait $pid
 ok $? "SIGINT ends a --trace run with exit 0 ($(head -c 200 int.err))"
 [ -z "$(ours $pid)" ] && [ "$(jget int.json 'r["run"]["status"]')" = interrupted ] &&
-	[ "$(jget int.json '"attribution" in r')" = True ]
+	[ "$(jget int.json '"attribution" in r')" = true ]
 ok $? "after SIGINT: the instance is gone, the report has its attribution"
 "$RTSOAK" run --trace --probes timer --cpus 1 --duration 60s -q -o kill.json 2>kill.err &
 pid=$!

@@ -311,11 +311,21 @@ static void test_hog(void)
 	}
 
 	/* The net probe's rule: no timer split; thread from its sched_waking
-	 * (235041166): 238054951 - 235041166 = 3013785. */
+	 * (235041166): 238054951 - 235041166 = 3013785.  Before the waking
+	 * the probe was not runnable: transit = 235041166 - D = 3684, and only
+	 * what came after counts for this CPU: local_timer (235045326 -
+	 * 235041166) + 5036 + 9154 = 18350, attrib-spin 2607 (the part before
+	 * the waking is transit now). */
+	struct want wn = w;
 	f->in.timer = false;
-	w.irq_ns = NONE;
-	w.thread_ns = 3013785;
-	check("hog-fifo99 as a non-timer probe", &f->in, &w);
+	wn.irq_ns = NONE;
+	wn.thread_ns = 3013785;
+	wn.n = 4;
+	wn.c[1] = (struct want_contrib){ AK_VECTOR, "local_timer", -1, 0, 0, 236, 18350 };
+	wn.c[2] = (struct want_contrib){ AK_TRANSIT, "transit", -1, 0, 0, 0, 3684 };
+	wn.c[3] = (struct want_contrib){ AK_TASK, "attrib-spin", 8772, 0, 19, 0, 2607 };
+	check("hog-fifo99 as a non-timer probe", &f->in, &wn);
+	check_total("hog-fifo99 as a non-timer probe", &f->in, 9481);
 	f->in.timer = true;
 
 	/* What-if on the same real events: had the deadline been 0.0375 ms
@@ -466,11 +476,24 @@ static void test_netrx(void)
 		return;
 	check("netrx", &f->in, &w);
 	check_total("netrx", &f->in, 17780);
-	/* As a non-timer probe: thread from the waking 104559: 165611 - 104559 */
+	/* As a non-timer probe: thread from the waking 104559: 165611 - 104559
+	 * = 61052; before it, transit = 104559 - D = 39372 (the probe not
+	 * runnable yet: its datagram on the way); after it the local_timer it
+	 * came in, 141179 - 104559 = 36620, NET_RX 151019 - 141179 = 9840 and
+	 * attrib-flood 14592. */
 	f->in.timer = false;
 	w.irq_ns = NONE;
 	w.thread_ns = 61052;
+	w.cause = "transit";
+	w.verdict = "not woken for 39 µs: the datagram was on its way (the sender's CPU, the "
+		    "network stack or the peer), not delayed on this CPU";
+	w.n = 4;
+	w.c[0] = (struct want_contrib){ AK_TRANSIT, "transit", -1, 0, 0, 0, 39372 };
+	w.c[1] = (struct want_contrib){ AK_VECTOR, "local_timer", -1, 0, 0, 236, 36620 };
+	w.c[2] = (struct want_contrib){ AK_TASK, "attrib-flood", 18802, 0, 0, 0, 14592 };
+	w.c[3] = (struct want_contrib){ AK_SOFTIRQ, "NET_RX", -1, 0, 0, 3, 9840 };
 	check("netrx as a non-timer probe", &f->in, &w);
+	check_total("netrx as a non-timer probe", &f->in, 17780);
 	free(f);
 }
 
@@ -490,22 +513,41 @@ static void test_lost(void)
 /* Case 5: an idle CPU whose probe was switched in by the idle task, a
  * switch this VM never records: no switch-in of the probe in
  * [D = 13156277172999, W = 13156280502634].  The expiry is there:
- * irq = 13156280477426 - D = 3304427 (the timer IRQ 3.3 ms late). */
-static void test_no_anchor(void)
+ * irq = 13156280477426 - D = 3304427 (the timer IRQ 3.3 ms late).  The
+ * idle task (switched in at 13156276939705) hands the CPU to the probe
+ * when the local_timer that woke it returns (idle_switch_in): its exit at
+ * X = 13156280491096, so
+ * thread = X - 13156280477426 = 13670, user = W - X = 11538;
+ * idle exit = 13156280475216 - D = 3302217 (the idle task outside IRQs);
+ * local_timer = X - 13156280475216 = 15880. */
+static void test_idle_untraced_switch(void)
 {
 	struct fixture *f = load("idle-noanchor.events");
-	struct want w = { ATTRIB_NO_ANCHOR,
+	struct want w = { ATTRIB_OK,
 			  3304427,
-			  NONE,
-			  NONE,
-			  "",
-			  "not attributed: the probe's switch-in is not in the window",
-			  0,
-			  {} };
+			  13670,
+			  11538,
+			  "idle:?",
+			  "exit from idle 3.30 ms (idle state not traced)",
+			  2,
+			  { { AK_IDLE_EXIT, "idle", -1, 0, 0, TEV_IDLE_EXIT, 3302217 },
+			    { AK_VECTOR, "local_timer", -1, 0, 0, 236, 15880 } } };
 
 	if (!f)
 		return;
 	check("idle-noanchor", &f->in, &w);
+	/* Without the exit of the frame that woke it (the window cut just
+	 * there), the switch-in cannot be placed: not attributed, never a
+	 * guess. */
+	size_t k = 0;
+	while (k < f->nev && f->ev[k].ts != 13156280491096ull)
+		k++;
+	struct attrib_result r;
+	f->in.nev = k;
+	f->in.wake_ns = 13156280491000ull;
+	ok(k < f->nev && attrib_analyse(&f->in, &r) == 0 && r.status == ATTRIB_NO_ANCHOR &&
+	       r.irq_ns == 3304427 && r.n == 0,
+	   "idle-noanchor cut before the IRQ's exit: ATTRIB_NO_ANCHOR, the IRQ latency still known");
 	free(f);
 }
 
@@ -595,7 +637,7 @@ int main(void)
 	test_idle_exit();
 	test_netrx();
 	test_lost();
-	test_no_anchor();
+	test_idle_untraced_switch();
 	test_stall();
 	ok(!strcmp(attrib_kind_name(AK_TASK), "task") &&
 	       !strcmp(attrib_kind_name(AK_SILENT), "silent") &&
