@@ -115,7 +115,7 @@ icmp() { jget "$1" "[x['counters']['$2'] for x in r['results'] if x['probe'] == 
 p50() { jget "$1" "[x['p50_ns'] for x in r['results'] if x['probe'] == '$2' and x['phase'] == 'all']"; }
 expect_cpus=$("$PYTHON3" -c 'import os; print(sorted(os.sched_getaffinity(0)))')
 
-plan 48
+plan 49
 cd "$WORK" || exit 1
 [ "$(inB cat /proc/sys/net/ipv4/ping_group_range | tr -s '\t ' ' ')" = "1 0" ]
 ok $? "B's ping_group_range admits no group: root gets raw sockets"
