@@ -79,6 +79,10 @@ const char *attribution_label(const char *cause, char *buf, size_t len)
 
 	if (!colon)
 		snprintf(buf, len, "%s", cause);
+	else if (!strcmp(cause, "idle:?")) /* the state is not traced */
+		snprintf(buf, len, "idle exit");
+	else if (!strncmp(cause, "idle:", 5))
+		snprintf(buf, len, "idle exit (state %s)", colon + 1);
 	else if (!strncmp(cause, "task:", 5))
 		snprintf(buf, len, "%s", colon + 1);
 	else
