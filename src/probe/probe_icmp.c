@@ -83,12 +83,12 @@
 #include <linux/net_tstamp.h>
 
 #include "probe.h"
+#include "probe_clock.h"
 #include "util.h"
 
 /* Longest a blocked receive lasts before looking at the stop flag again. */
 #define ICMP_POLL_NS (100 * NSEC_PER_MSEC)
 #define ICMP_OFFSET_PERIOD_NS NSEC_PER_SEC
-#define ICMP_OFFSET_READS 10
 #define ICMP_RING_MIN 16u
 #define ICMP_RING_MAX 65536u
 #define ICMP_MAGIC 0x49737472u /* "rtsI" in memory on little-endian */
@@ -227,47 +227,12 @@ static inline uint64_t icmp_get(const uint64_t *c)
 	return __atomic_load_n(c, __ATOMIC_RELAXED);
 }
 
-static inline uint64_t ts_ns(const struct timespec *ts)
-{
-	return (uint64_t)ts->tv_sec * NSEC_PER_SEC + (uint64_t)ts->tv_nsec;
-}
-
-static inline uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts_ns(&ts);
-}
-
-/* REALTIME - MONOTONIC from the (MONOTONIC, REALTIME, MONOTONIC) reads with
- * the smallest gap, as net_clock_offset in probe_net.c. */
-static int64_t icmp_clock_offset(uint64_t *gap_ns)
-{
-	int64_t best = 0;
-	uint64_t best_gap = UINT64_MAX;
-
-	for (int i = 0; i < ICMP_OFFSET_READS; i++) {
-		struct timespec a, r, b;
-		clock_gettime(CLOCK_MONOTONIC, &a);
-		clock_gettime(CLOCK_REALTIME, &r);
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		uint64_t gap = ts_ns(&b) - ts_ns(&a);
-		if (gap < best_gap) {
-			best_gap = gap;
-			best = (int64_t)ts_ns(&r) - (int64_t)(ts_ns(&a) + gap / 2);
-		}
-	}
-	*gap_ns = best_gap;
-	return best;
-}
-
 /* Slot 0 only: re-measure and publish; the largest change between two
  * measurements is an NTP step (or drift) the split rode through. */
 static void icmp_offset_update(struct icmp_conf *c)
 {
 	uint64_t gap;
-	int64_t off = icmp_clock_offset(&gap);
+	int64_t off = probe_clock_offset(&gap);
 	int64_t old = __atomic_load_n(&c->offset_ns, __ATOMIC_RELAXED);
 	uint64_t step = (uint64_t)(off > old ? off - old : old - off);
 
@@ -369,7 +334,7 @@ static int icmp_configure(struct probe_config *pc, const struct probe_env *env, 
 	 * runs: a random base makes a collision unlikely, and the token tells
 	 * our replies from a colliding one's. */
 	if (getrandom(&base, sizeof(base), GRND_NONBLOCK) != (ssize_t)sizeof(base))
-		base = (uint16_t)(getpid() ^ mono_ns());
+		base = (uint16_t)(getpid() ^ probe_mono_ns());
 	c->id_base = base;
 	pc->results = icmp_results;
 	pc->conf = c;
@@ -478,7 +443,7 @@ static int icmp_prepare(struct probe_thread *t)
 	t->priv = s;
 	/* The token only tells our replies from strays: not a secret. */
 	if (getrandom(&s->token, sizeof(s->token), GRND_NONBLOCK) != (ssize_t)sizeof(s->token))
-		s->token = (uint32_t)(mono_ns() ^ ((uint64_t)t->tid << 16));
+		s->token = (uint32_t)(probe_mono_ns() ^ ((uint64_t)t->tid << 16));
 	s->fd = socket(c->family, (c->raw ? SOCK_RAW : SOCK_DGRAM) | SOCK_CLOEXEC, c->protocol);
 	if (s->fd < 0)
 		return icmp_fail(t, errno, c->raw ? "raw ICMP socket" : "ICMP datagram socket");
@@ -521,7 +486,7 @@ static int icmp_prepare(struct probe_thread *t)
 	s->ring_mask = size - 1;
 	if (s->index == 0) {
 		/* Before the start barrier, whose lock publishes it. */
-		__atomic_store_n(&c->offset_ns, icmp_clock_offset(&c->offset_gap_ns),
+		__atomic_store_n(&c->offset_ns, probe_clock_offset(&c->offset_gap_ns),
 				 __ATOMIC_RELAXED);
 		c->offset_updates = 1;
 	}
@@ -557,7 +522,7 @@ static inline uint64_t icmp_rx_timestamp(struct msghdr *msg)
 		struct timespec ts;
 		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS) {
 			memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
-			return ts_ns(&ts);
+			return probe_ts_ns(&ts);
 		}
 	}
 	return 0;
@@ -654,7 +619,7 @@ static int icmp_run(struct probe_thread *t)
 			}
 		}
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		now = ts_ns(&ts);
+		now = probe_ts_ns(&ts);
 		if (sending && now >= next) {
 			struct icmp_ring *e = &s->ring[nsent & s->ring_mask];
 			/* Pushed out unanswered: older than the timeout, lost. */
@@ -688,7 +653,7 @@ static int icmp_run(struct probe_thread *t)
 		msg.msg_flags = 0;
 		ssize_t len = recvmsg(s->fd, &msg, 0);
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		now = ts_ns(&ts);
+		now = probe_ts_ns(&ts);
 		if (__builtin_expect(len < 0, 0)) {
 			int e = errno;
 			/* EINTR: the session's stop kick; EAGAIN: SO_RCVTIMEO. */
@@ -768,7 +733,7 @@ static int icmp_run(struct probe_thread *t)
 	 * timeout -- is pending; older is lost.  When nothing ever answered,
 	 * nothing is pending: 100 % loss reads lost == sent. */
 	const uint64_t window = 2 * s->rtt_max < timeout ? 2 * s->rtt_max : timeout;
-	now = mono_ns();
+	now = probe_mono_ns();
 	for (uint64_t i = 0; i <= s->ring_mask; i++) {
 		const struct icmp_ring *e = &s->ring[i];
 		if (e->seq == UINT64_MAX || e->answered)

@@ -349,7 +349,7 @@ static int net_prepare(struct probe_thread *t)
 	s->fd = -1;
 	/* The token only tells our datagrams from strays: not a secret. */
 	if (getrandom(&token, sizeof(token), GRND_NONBLOCK) != (ssize_t)sizeof(token))
-		token = (uint32_t)(mono_ns() ^ ((uint64_t)t->tid << 16));
+		token = (uint32_t)(probe_mono_ns() ^ ((uint64_t)t->tid << 16));
 	s->token = token;
 	t->priv = s;
 	s->fd = socket(c->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);

@@ -12,15 +12,15 @@
 #include <time.h>
 
 #include "probe.h"
+#include "probe_clock.h"
 #include "util.h"
 
 /* Longest a blocked receive or the sender's sleep lasts before looking at
  * the stop flag again: bounds the end of a run when a stop kick is lost
  * between the flag check and the blocking call, or the interval is long. */
 #define NET_POLL_NS (100 * NSEC_PER_MSEC)
-/* Offset re-measurement period and the reads per measurement. */
+/* Offset re-measurement period (probe_clock_offset: the reads). */
 #define NET_OFFSET_PERIOD_NS NSEC_PER_SEC
-#define NET_OFFSET_READS 10
 /* Round-trip send-time ring: at least the replies of one --net-timeout. */
 #define NET_RING_MIN 16u
 #define NET_RING_MAX 65536u
@@ -91,19 +91,6 @@ struct probe_net_conf {
 	uint64_t offset_updates, offset_step_max_ns, sender_missed;
 	int sender_error;
 };
-
-static inline uint64_t ts_ns(const struct timespec *ts)
-{
-	return (uint64_t)ts->tv_sec * NSEC_PER_SEC + (uint64_t)ts->tv_nsec;
-}
-
-static inline uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts_ns(&ts);
-}
 
 /* A failed step of prepare: its message in t->err, -e. */
 int probe_net_fail(struct probe_thread *t, int e, const char *what);

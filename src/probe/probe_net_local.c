@@ -28,29 +28,6 @@
 #include "rt.h"
 #include "util.h"
 
-/* REALTIME - MONOTONIC from the back-to-back (MONOTONIC, REALTIME,
- * MONOTONIC) reads with the smallest gap, i.e. the least disturbed by an
- * interrupt or preemption between them. */
-static int64_t net_clock_offset(uint64_t *gap_ns)
-{
-	int64_t best = 0;
-	uint64_t best_gap = UINT64_MAX;
-
-	for (int i = 0; i < NET_OFFSET_READS; i++) {
-		struct timespec a, r, b;
-		clock_gettime(CLOCK_MONOTONIC, &a);
-		clock_gettime(CLOCK_REALTIME, &r);
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		uint64_t gap = ts_ns(&b) - ts_ns(&a);
-		if (gap < best_gap) {
-			best_gap = gap;
-			best = (int64_t)ts_ns(&r) - (int64_t)(ts_ns(&a) + gap / 2);
-		}
-	}
-	*gap_ns = best_gap;
-	return best;
-}
-
 /* Software RX timestamps, CLOCK_REALTIME: SO_TIMESTAMPNS, else
  * SO_TIMESTAMPING.  Enabling them flips a global static key in the kernel,
  * so they stay on for the whole run: toggling would itself cause latency. */
@@ -107,7 +84,7 @@ static inline uint64_t net_rx_timestamp(struct msghdr *msg)
 		 * software one first. */
 		if (cm->cmsg_type == SCM_TIMESTAMPNS || cm->cmsg_type == SCM_TIMESTAMPING) {
 			memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
-			return ts_ns(&ts);
+			return probe_ts_ns(&ts);
 		}
 	}
 	return 0;
@@ -154,7 +131,7 @@ int probe_net_local_run(struct probe_thread *t)
 			s->foreign++;
 			continue;
 		}
-		const uint64_t now = ts_ns(&ts), sent = netmsg_send_ns(&buf.m);
+		const uint64_t now = probe_ts_ns(&ts), sent = netmsg_send_ns(&buf.m);
 		const uint64_t seq = netmsg_seq(&buf.m);
 		if (__builtin_expect(s->seen && seq <= s->highest, 0)) {
 			if (seq == s->highest) {
@@ -230,7 +207,7 @@ static void *net_sender_main(void *arg)
 	(void)pthread_setname_np(pthread_self(), "rtsoak/net-tx");
 	rt_prefault_stack(64 * 1024);
 	while (!__atomic_load_n(f->stop, __ATOMIC_RELAXED)) {
-		uint64_t now = mono_ns(), wake = next;
+		uint64_t now = probe_mono_ns(), wake = next;
 		/* Sleep in pieces of at most NET_POLL_NS so that a long
 		 * interval does not hold up the end of the run. */
 		if (wake > now + NET_POLL_NS)
@@ -242,7 +219,7 @@ static void *net_sender_main(void *arg)
 			c->sender_error = rc;
 			break;
 		}
-		now = mono_ns();
+		now = probe_mono_ns();
 		if (now < next || __atomic_load_n(f->stop, __ATOMIC_RELAXED))
 			continue;
 		for (unsigned i = 0; i < f->n; i++) {
@@ -251,7 +228,7 @@ static void *net_sender_main(void *arg)
 				continue;
 			/* Stamped right before its own send, so one receiver's
 			 * stack time does not include the others' sends. */
-			netmsg_fill(&m, 0, s->token, s->seq, mono_ns());
+			netmsg_fill(&m, 0, s->token, s->seq, probe_mono_ns());
 			if (sendto(c->sender_fd, &m, sizeof(m), MSG_DONTWAIT,
 				   (const struct sockaddr *)&s->addr,
 				   s->addrlen) == (ssize_t)sizeof(m)) {
@@ -262,7 +239,7 @@ static void *net_sender_main(void *arg)
 		}
 		if (now >= next_offset) {
 			uint64_t gap;
-			int64_t off = net_clock_offset(&gap);
+			int64_t off = probe_clock_offset(&gap);
 			int64_t old = __atomic_load_n(&c->offset_ns, __ATOMIC_RELAXED);
 			uint64_t step = (uint64_t)(off > old ? off - old : old - off);
 			if (step > c->offset_step_max_ns)
@@ -326,7 +303,7 @@ int probe_net_local_start(struct probe_family *f, char *err, size_t errlen)
 	}
 	/* Before the first datagram: published to the receivers by the send
 	 * itself (a syscall and a wake-up order it). */
-	__atomic_store_n(&c->offset_ns, net_clock_offset(&c->offset_gap_ns), __ATOMIC_RELAXED);
+	__atomic_store_n(&c->offset_ns, probe_clock_offset(&c->offset_gap_ns), __ATOMIC_RELAXED);
 	c->offset_updates = 1;
 
 	rc = rt_thread_create(&c->sender, c->sender_cpu, c->sender_priority, NET_SENDER_STACK,

@@ -106,7 +106,7 @@ int probe_net_remote_run(struct probe_thread *t)
 			}
 		}
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		now = ts_ns(&ts);
+		now = probe_ts_ns(&ts);
 		if (sending && now >= next) {
 			struct probe_net_ring *e = &s->ring[nsent & s->ring_mask];
 			netmsg_fill(&out, 0, s->token, nsent, now);
@@ -131,7 +131,7 @@ int probe_net_remote_run(struct probe_thread *t)
 		msg.msg_flags = 0;
 		ssize_t len = recvmsg(s->fd, &msg, 0);
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		now = ts_ns(&ts);
+		now = probe_ts_ns(&ts);
 		if (__builtin_expect(len < 0, 0)) {
 			int e = errno;
 			if (e == EINTR || e == EAGAIN || e == EWOULDBLOCK)
@@ -189,7 +189,7 @@ int probe_net_remote_run(struct probe_thread *t)
 	 * timeout -- is pending, not lost.  When nothing ever answered,
 	 * nothing is pending: 100 % loss reads lost == sent. */
 	const uint64_t window = 2 * s->rtt_max < timeout ? 2 * s->rtt_max : timeout;
-	now = mono_ns();
+	now = probe_mono_ns();
 	for (uint64_t i = 0; i <= s->ring_mask; i++) {
 		const struct probe_net_ring *e = &s->ring[i];
 		if (e->seq != UINT64_MAX && !e->answered && now - e->send_ns <= window)

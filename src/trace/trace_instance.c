@@ -26,20 +26,10 @@
 #endif
 
 #include "trace_instance.h"
+#include "util.h"
 
 #define TRACEFS_MAGIC_ 0x74726163
 #define SYSFS_MAGIC_ 0x62656572
-
-__attribute__((format(printf, 3, 4))) static void say(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
 
 int trace_is_tracefs(const char *path)
 {
@@ -166,7 +156,7 @@ int trace_instance_cleanup_stale(const char *root, bool own_is_stale, char *err,
 	d = opendir(path);
 	if (!d) {
 		r = -errno;
-		say(err, errlen, "cannot list %s: %s", path, strerror(-r));
+		util_errf(err, errlen, "cannot list %s: %s", path, strerror(-r));
 		return r;
 	}
 	while ((de = readdir(d))) {
@@ -178,8 +168,8 @@ int trace_instance_cleanup_stale(const char *root, bool own_is_stale, char *err,
 		e = remove_instance(root, de->d_name);
 		if (e) {
 			r = e;
-			say(err, errlen, "cannot remove the stale instance %s/%s: %s", path,
-			    de->d_name, strerror(-e));
+			util_errf(err, errlen, "cannot remove the stale instance %s/%s: %s", path,
+				  de->d_name, strerror(-e));
 			continue;
 		}
 		removed++;
@@ -206,24 +196,26 @@ static int ensure_mounted(const char *root, bool *mounted, char *err, size_t err
 	*mounted = false;
 	if (lstat(root, &st) < 0) {
 		r = -errno;
-		say(err, errlen, "tracefs: %s: %s (is tracefs in this kernel?)", root,
-		    strerror(-r));
+		util_errf(err, errlen, "tracefs: %s: %s (is tracefs in this kernel?)", root,
+			  strerror(-r));
 		return r == -ENOENT ? -ENODEV : r;
 	}
 	if (S_ISLNK(st.st_mode) && st.st_uid != 0) {
-		say(err, errlen, "tracefs: %s is a symlink owned by uid %u, not root: refusing it",
-		    root, (unsigned)st.st_uid);
+		util_errf(err, errlen,
+			  "tracefs: %s is a symlink owned by uid %u, not root: refusing it", root,
+			  (unsigned)st.st_uid);
 		return -EPERM;
 	}
 	if (statfs(root, &sf) < 0) {
 		r = -errno;
-		say(err, errlen, "tracefs: %s: %s", root, strerror(-r));
+		util_errf(err, errlen, "tracefs: %s: %s", root, strerror(-r));
 		return r;
 	}
 	if (sf.f_type == TRACEFS_MAGIC_)
 		return 0;
 	if (sf.f_type != SYSFS_MAGIC_) {
-		say(err, errlen,
+		util_errf(
+		    err, errlen,
 		    "tracefs: %s is not tracefs (file system 0x%lx) and not its empty mount point: "
 		    "refusing to use or mount over it",
 		    root, (unsigned long)sf.f_type);
@@ -231,13 +223,13 @@ static int ensure_mounted(const char *root, bool *mounted, char *err, size_t err
 	}
 	if (mount("nodev", root, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
 		r = -errno;
-		say(err, errlen, "tracefs: cannot mount it at %s: %s", root, strerror(-r));
+		util_errf(err, errlen, "tracefs: cannot mount it at %s: %s", root, strerror(-r));
 		return r == -ENODEV ? -ENODEV : r;
 	}
 	if (trace_is_tracefs(root) != 1) {
 		umount2(root, 0);
-		say(err, errlen, "tracefs: mounted at %s but it does not read back as tracefs",
-		    root);
+		util_errf(err, errlen,
+			  "tracefs: mounted at %s but it does not read back as tracefs", root);
 		return -ENODEV;
 	}
 	*mounted = true;
@@ -254,8 +246,8 @@ static void release_mount(struct trace_instance *ti, char *err, size_t errlen, i
 		return;
 	if (umount2(ti->root, 0) < 0 && !*r) {
 		*r = -errno;
-		say(err, errlen, "tracefs: cannot unmount %s (mounted by rtsoak): %s", ti->root,
-		    strerror(-*r));
+		util_errf(err, errlen, "tracefs: cannot unmount %s (mounted by rtsoak): %s",
+			  ti->root, strerror(-*r));
 	}
 }
 
@@ -303,8 +295,8 @@ static int enable_one(struct trace_instance *ti, const char *sys, const char *ev
 	if (tracefs_event_file_write(ti->inst, sys, ev, "enable", "1") < 0) {
 		int r = errno ? -errno : -EIO;
 
-		say(err, errlen, "tracefs: cannot enable %s:%s in instance %s: %s", sys, ev,
-		    ti->name, strerror(-r));
+		util_errf(err, errlen, "tracefs: cannot enable %s:%s in instance %s: %s", sys, ev,
+			  ti->name, strerror(-r));
 		return r;
 	}
 	snprintf(ti->events[ti->nevents++], TRACE_EVNAME_LEN, "%s:%s", sys, ev);
@@ -329,8 +321,8 @@ static int enable_events(struct trace_instance *ti, char *err, size_t errlen)
 		}
 	tracefs_list_free(osn);
 	if (!ti->nevents) {
-		say(err, errlen,
-		    "tracefs: none of the sched/irq/timer events exist in this kernel");
+		util_errf(err, errlen,
+			  "tracefs: none of the sched/irq/timer events exist in this kernel");
 		return -ENOTSUP;
 	}
 	return 0;
@@ -342,8 +334,8 @@ static int write_file(struct trace_instance *ti, const char *file, const char *v
 	if (tracefs_instance_file_write(ti->inst, file, val) < 0) {
 		int r = errno ? -errno : -EIO;
 
-		say(err, errlen, "tracefs: cannot write '%s' to %s of instance %s: %s", val, file,
-		    ti->name, strerror(-r));
+		util_errf(err, errlen, "tracefs: cannot write '%s' to %s of instance %s: %s", val,
+			  file, ti->name, strerror(-r));
 		return r;
 	}
 	return 0;
@@ -360,8 +352,8 @@ static int configure(struct trace_instance *ti, char *err, size_t errlen)
 	cpuset_format(&ti->cpus, cpus, sizeof(cpus));
 	if (tracefs_instance_set_affinity(ti->inst, cpus) < 0) {
 		r = errno ? -errno : -EINVAL;
-		say(err, errlen, "tracefs: cannot restrict instance %s to CPUs %s: %s", ti->name,
-		    cpus, strerror(-r));
+		util_errf(err, errlen, "tracefs: cannot restrict instance %s to CPUs %s: %s",
+			  ti->name, cpus, strerror(-r));
 		return r;
 	}
 	/* The probes read CLOCK_MONOTONIC: the events must be on it. */
@@ -369,8 +361,9 @@ static int configure(struct trace_instance *ti, char *err, size_t errlen)
 		return r;
 	if (tracefs_instance_set_buffer_size(ti->inst, ti->buffer_kb, -1) < 0) {
 		r = errno ? -errno : -ENOMEM;
-		say(err, errlen, "tracefs: cannot size instance %s's buffer to %u KiB per CPU: %s",
-		    ti->name, ti->buffer_kb, strerror(-r));
+		util_errf(err, errlen,
+			  "tracefs: cannot size instance %s's buffer to %u KiB per CPU: %s",
+			  ti->name, ti->buffer_kb, strerror(-r));
 		return r;
 	}
 	return enable_events(ti, err, errlen);
@@ -379,7 +372,7 @@ static int configure(struct trace_instance *ti, char *err, size_t errlen)
 int trace_instance_start(struct trace_instance *ti, char *err, size_t errlen)
 {
 	if (!ti->inst) {
-		say(err, errlen, "tracefs: no instance to start");
+		util_errf(err, errlen, "tracefs: no instance to start");
 		return -EINVAL;
 	}
 	return write_file(ti, "tracing_on", "1", err, errlen);
@@ -397,11 +390,11 @@ int trace_instance_create(struct trace_instance *ti, const struct trace_instance
 	ti->cpus = cfg->cpus;
 	ti->buffer_kb = cfg->buffer_kb ? cfg->buffer_kb : TRACE_DEFAULT_BUFFER_KB;
 	if (cpuset_empty(&ti->cpus)) {
-		say(err, errlen, "tracefs: no CPU to trace");
+		util_errf(err, errlen, "tracefs: no CPU to trace");
 		return -EINVAL;
 	}
 	if (geteuid() != 0) {
-		say(err, errlen, "tracefs: an instance needs root");
+		util_errf(err, errlen, "tracefs: an instance needs root");
 		return -EACCES;
 	}
 	if ((r = ensure_mounted(ti->root, &ti->mounted, err, errlen)))
@@ -409,7 +402,7 @@ int trace_instance_create(struct trace_instance *ti, const struct trace_instance
 	/* libtracefs would look for a mount in /proc/mounts: tell it ours. */
 	if (tracefs_set_tracing_dir(ti->root) < 0) {
 		r = -errno;
-		say(err, errlen, "tracefs: %s: %s", ti->root, strerror(-r));
+		util_errf(err, errlen, "tracefs: %s: %s", ti->root, strerror(-r));
 		goto fail;
 	}
 	stale = trace_instance_cleanup_stale(ti->root, live_instances == 0, err, errlen);
@@ -423,13 +416,14 @@ int trace_instance_create(struct trace_instance *ti, const struct trace_instance
 	snprintf(path, sizeof(path), "%s/instances/%s", ti->root, ti->name);
 	if (mkdir(path, 0750) < 0) {
 		r = -errno;
-		say(err, errlen, "tracefs: cannot create instance %s: %s", path, strerror(-r));
+		util_errf(err, errlen, "tracefs: cannot create instance %s: %s", path,
+			  strerror(-r));
 		goto fail;
 	}
 	ti->inst = tracefs_instance_alloc(ti->root, ti->name);
 	if (!ti->inst) {
 		r = errno ? -errno : -ENOMEM;
-		say(err, errlen, "tracefs: instance %s: %s", path, strerror(-r));
+		util_errf(err, errlen, "tracefs: instance %s: %s", path, strerror(-r));
 		rmdir(path);
 		goto fail;
 	}
@@ -454,8 +448,9 @@ int trace_instance_destroy(struct trace_instance *ti, char *err, size_t errlen)
 		tracefs_instance_file_write(ti->inst, "tracing_on", "0");
 		if (tracefs_instance_destroy(ti->inst) < 0) {
 			r = errno ? -errno : -EIO;
-			say(err, errlen, "tracefs: cannot remove instance %s/instances/%s: %s",
-			    ti->root, ti->name, strerror(-r));
+			util_errf(err, errlen,
+				  "tracefs: cannot remove instance %s/instances/%s: %s", ti->root,
+				  ti->name, strerror(-r));
 		}
 		tracefs_instance_free(ti->inst);
 		ti->inst = NULL;
@@ -471,13 +466,13 @@ int trace_instance_create(struct trace_instance *ti, const struct trace_instance
 			  char *err, size_t errlen)
 {
 	memset(ti, 0, sizeof(*ti));
-	say(err, errlen, "%s", TRACE_NOT_BUILT);
+	util_errf(err, errlen, "%s", TRACE_NOT_BUILT);
 	return -ENOTSUP;
 }
 
 int trace_instance_start(struct trace_instance *ti, char *err, size_t errlen)
 {
-	say(err, errlen, "%s", TRACE_NOT_BUILT);
+	util_errf(err, errlen, "%s", TRACE_NOT_BUILT);
 	return -ENOTSUP;
 }
 

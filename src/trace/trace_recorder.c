@@ -30,6 +30,7 @@
 #endif
 
 #include "trace_recorder.h"
+#include "util.h"
 
 #ifdef HAVE_TRACEFS
 
@@ -112,17 +113,6 @@ struct trace_recorder {
 	size_t memory;
 };
 
-__attribute__((format(printf, 3, 4))) static void say(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -189,7 +179,7 @@ static int load_formats(struct trace_recorder *rec, char *err, size_t errlen)
 	buf = tracefs_instance_file_read(NULL, "events/header_page", &size);
 	if (!buf || tep_parse_header_page(rec->tep, buf, (unsigned long)size, (int)sizeof(long))) {
 		free(buf);
-		say(err, errlen, "tracefs: cannot read %s/events/header_page", rec->ti->root);
+		util_errf(err, errlen, "tracefs: cannot read %s/events/header_page", rec->ti->root);
 		return -EIO;
 	}
 	free(buf);
@@ -204,7 +194,8 @@ static int load_formats(struct trace_recorder *rec, char *err, size_t errlen)
 		buf = tracefs_event_file_read(NULL, sys, name, "format", &size);
 		if (!buf || tep_parse_event(rec->tep, buf, (unsigned long)size, sys)) {
 			free(buf);
-			say(err, errlen, "tracefs: cannot parse the format of %s:%s", sys, name);
+			util_errf(err, errlen, "tracefs: cannot parse the format of %s:%s", sys,
+				  name);
 			return -EIO;
 		}
 		free(buf);
@@ -235,14 +226,14 @@ static int setup_defs(struct trace_recorder *rec, char *err, size_t errlen)
 			continue;
 		e = tep_find_event_by_name(rec->tep, sys, name);
 		if (!e || e->id < 0 || e->id > 65535) {
-			say(err, errlen, "tracefs: no format for the event %s:%s", sys, name);
+			util_errf(err, errlen, "tracefs: no format for the event %s:%s", sys, name);
 			return -ENOENT;
 		}
 		for (int k = 0; k < NFIELDS && conv_fields[d->conv][k]; k++) {
 			d->f[k] = tep_find_field(e, conv_fields[d->conv][k]);
 			if (!d->f[k]) {
-				say(err, errlen, "tracefs: the event %s:%s has no field %s", sys,
-				    name, conv_fields[d->conv][k]);
+				util_errf(err, errlen, "tracefs: the event %s:%s has no field %s",
+					  sys, name, conv_fields[d->conv][k]);
 				return -ENOENT;
 			}
 		}
@@ -375,7 +366,7 @@ static int open_cpu(struct trace_recorder *rec, struct cpu_ring *c, char *err, s
 	c->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
 	r = c->fd < 0 ? -errno : 0;
 	if (r)
-		say(err, errlen, "tracefs: cannot open %s: %s", path, strerror(-r));
+		util_errf(err, errlen, "tracefs: cannot open %s: %s", path, strerror(-r));
 	tracefs_put_tracing_file(path);
 	if (r)
 		return r;
@@ -384,7 +375,8 @@ static int open_cpu(struct trace_recorder *rec, struct cpu_ring *c, char *err, s
 	c->tcpu = tracefs_cpu_alloc_fd(c->fd, rec->page_size, true);
 	if (!c->tcpu) {
 		r = errno ? -errno : -ENOMEM;
-		say(err, errlen, "tracefs: CPU %d's trace_pipe_raw: %s", c->cpu, strerror(-r));
+		util_errf(err, errlen, "tracefs: CPU %d's trace_pipe_raw: %s", c->cpu,
+			  strerror(-r));
 		return r;
 	}
 	return 0;
@@ -399,7 +391,7 @@ struct trace_recorder *trace_recorder_create(struct trace_instance *ti,
 	int r = -ENOMEM, cpu;
 
 	if (!ti || !ti->inst) {
-		say(err, errlen, "tracefs: no instance to record from");
+		util_errf(err, errlen, "tracefs: no instance to record from");
 		errno = EINVAL;
 		return NULL;
 	}
@@ -415,7 +407,8 @@ struct trace_recorder *trace_recorder_create(struct trace_instance *ti,
 		goto fail;
 	rec->kbuf = tep_kbuffer(rec->tep);
 	if (!rec->kbuf) {
-		say(err, errlen, "tracefs: cannot set up a kbuffer for this kernel's ring buffer");
+		util_errf(err, errlen,
+			  "tracefs: cannot set up a kbuffer for this kernel's ring buffer");
 		r = -EIO;
 		goto fail;
 	}
@@ -450,7 +443,7 @@ struct trace_recorder *trace_recorder_create(struct trace_instance *ti,
 			c->stats_base = 0;
 	}
 	if (rec->page_size <= 0) {
-		say(err, errlen, "tracefs: cannot tell the ring buffer's page size");
+		util_errf(err, errlen, "tracefs: cannot tell the ring buffer's page size");
 		r = -EIO;
 		goto fail;
 	}
@@ -467,7 +460,8 @@ struct trace_recorder *trace_recorder_create(struct trace_instance *ti,
 	return rec;
 nomem:
 	r = -ENOMEM;
-	say(err, errlen, "tracefs: out of memory for the recorder (%u events per CPU)", max_events);
+	util_errf(err, errlen, "tracefs: out of memory for the recorder (%u events per CPU)",
+		  max_events);
 fail:
 	trace_recorder_destroy(rec);
 	errno = -r;
@@ -762,8 +756,8 @@ static int poll_cpu(struct trace_recorder *rec, struct cpu_ring *c, char *err, s
 		if (n < 0 && errno != EAGAIN) {
 			int r = errno ? -errno : -EIO;
 
-			say(err, errlen, "tracefs: reading CPU %d's trace_pipe_raw: %s", c->cpu,
-			    strerror(-r));
+			util_errf(err, errlen, "tracefs: reading CPU %d's trace_pipe_raw: %s",
+				  c->cpu, strerror(-r));
 			return r;
 		}
 		if (n <= 0) {
