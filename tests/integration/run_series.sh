@@ -44,10 +44,14 @@ ok $? "config says auto"
 # --- end to end: the spike load bursts every 1.037 s; the analysis finds it.
 # Other tests run their own periodic work at the same time (make -j): spike
 # loads and probes on round periods aligned to CLOCK_MONOTONIC.  1.037 s
-# stays off their grids, and a pattern of theirs may come first.
-"$RTSOAK" run --probes timer --duration 13s --interval 500us --spike-threshold 1ms \
-	--loads spike:period=1037ms:burst=3ms -o spike.json >spike.txt 2>&1
-ok $? "a 13 s run under spike:period=1037ms:burst=3ms"
+# stays off their grids, and a pattern of theirs may come first.  The burst
+# and the threshold stand above the shared VM's own noise: on a noisy host
+# evening it gave ~50 wake-ups a second over 1 ms and a few over 8 ms
+# (cyclictest beside it: maxima of 14-18 ms), which hid 3 ms bursts over a
+# 1 ms threshold in random spikes.
+"$RTSOAK" run --probes timer --duration 13s --interval 500us --spike-threshold 10ms \
+	--loads spike:period=1037ms:burst=25ms -o spike.json >spike.txt 2>&1
+ok $? "a 13 s run under spike:period=1037ms:burst=25ms"
 validate spike.json
 ok $? "its report is valid"
 periods=$(jget spike.json '[(a["cpu"], a["verdict"], [p["period_ns"] for p in a["patterns"]]) for a in r["analysis"]["periodicity"]]')
@@ -56,7 +60,7 @@ diag "periodicity: $periods"
 ok $? "every CPU: the 1.037 s period found (within 1 %)"
 [ "$(jget spike.json 'all(p["cycles_hit"] >= 9 and p["matched"] >= 9 for a in r["analysis"]["periodicity"] for p in a["patterns"] if abs(p["period_ns"] - 1.037e9) < 1.037e7)')" = true ]
 ok $? "hitting most of the 12 cycles"
-grep -Eq "^spikes: timer cpu [0-9]+: [0-9]+ > 1000.0 us; .*every 1\.0[34][0-9]* s" spike.txt
+grep -Eq "^spikes: timer cpu [0-9]+: [0-9]+ > 10000.0 us; .*every 1\.0[34][0-9]* s" spike.txt
 ok $? "the summary prints the period ($(grep '^spikes:' spike.txt | head -1))"
 [ "$(jget spike.json 'len(r["analysis"]["worst_intervals"]) == 10 and len(r["analysis"]["top_spikes"]) == 10')" = true ]
 ok $? "ten worst intervals and ten top spikes"

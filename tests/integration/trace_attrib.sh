@@ -27,7 +27,7 @@ if [ -z "${TRACE_TEST_NS:-}" ]; then
 fi
 [ "$(ncpus)" -ge 2 ] || skip_all "needs 2 CPUs (a measured one and a housekeeping one)"
 T=/sys/kernel/tracing
-plan 25
+plan 26
 cd "$WORK" || exit 1
 [ "$(stat -f -c %T $T)" = tracefs ] || mount -t tracefs nodev $T || exit 1
 top_state() {
