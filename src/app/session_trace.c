@@ -89,7 +89,7 @@ static void explain(struct session *s, unsigned i, const struct series_spike *sp
 	const struct probe_thread *t = &s->threads[i];
 	const struct series *se = &s->series[i];
 	struct attrib_input in = { .cpu = t->cpu, .probe_tid = t->tid, .timer = t->ops->hrtimer };
-	struct trace_window_info info;
+	struct trace_window_info info = { .covered = true };
 	struct attrib_result res;
 
 	if (t->ops->at_wakeup) {
@@ -105,7 +105,10 @@ static void explain(struct session *s, unsigned i, const struct series_spike *sp
 				       tr->buf, SESSION_TRACE_EVENTS, &info);
 	in.ev = tr->buf;
 	in.nev = n > 0 ? (size_t)n : 0;
-	if (attrib_analyse(&in, &res) < 0) {
+	if (n < 0) { /* a CPU the recorder does not trace: cannot happen */
+		memset(&res, 0, sizeof(res));
+		res.status = ATTRIB_NO_EVENTS;
+	} else if (attrib_analyse(&in, &res) < 0) {
 		memset(&res, 0, sizeof(res));
 		res.status = ATTRIB_NO_ANCHOR;
 	}
