@@ -130,6 +130,7 @@ static int start_threads(struct session *s)
 	unsigned ncpu = (unsigned)cpuset_count(&cfg->cpus), n = 0;
 	int rc;
 
+	rt_numa_warm(&cfg->cpus);
 	s->threads = calloc((size_t)ncpu * cfg->nprobes, sizeof(*s->threads));
 	if (!s->threads)
 		return -ENOMEM;

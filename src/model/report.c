@@ -258,7 +258,7 @@ void report_clear_results(struct report *r, size_t keep_warnings)
 	json_decref(r->periods);
 	json_decref(r->loads);
 	json_decref(r->phases);
-	r->config = r->loads = r->phases = NULL;
+	r->config = r->periods = r->loads = r->phases = NULL;
 }
 
 void report_free(struct report *r)

@@ -191,6 +191,22 @@ int rt_thread_create(pthread_t *thread, int cpu, int priority, size_t stack, voi
 	return rc;
 }
 
+void rt_numa_warm(const struct cpuset *cpus)
+{
+#ifdef HAVE_NUMA
+	/* libnuma fills its per-node CPU mask cache on first use without a
+	 * lock: probe threads asking at once both allocate a node's mask and
+	 * one is lost (LeakSanitizer saw it under load).  Once, here, on one
+	 * thread, before any probe thread exists. */
+	if (numa_available() < 0)
+		return;
+	for (int c = cpuset_next(cpus, 0); c >= 0; c = cpuset_next(cpus, c + 1))
+		(void)numa_node_of_cpu(c);
+#else
+	(void)cpus;
+#endif
+}
+
 void *rt_alloc_local(size_t size, int cpu, bool *on_numa)
 {
 	void *p = NULL;

@@ -45,6 +45,9 @@ void rt_prefault_stack(size_t bytes);
  * calling thread otherwise: call it from the probe thread after pinning).
  * *on_numa says which allocator to give it back to.  NULL on ENOMEM. */
 void *rt_alloc_local(size_t size, int cpu, bool *on_numa);
+/* Fill libnuma's per-node caches for these CPUs from one thread, before
+ * threads allocate with rt_alloc_local at the same time. */
+void rt_numa_warm(const struct cpuset *cpus);
 void rt_free_local(void *p, size_t size, bool on_numa);
 
 /* Read /proc/sys/kernel/sched_rt_runtime_us and _period_us; 0 or -errno. */
