@@ -111,13 +111,15 @@ ok $? "the net spikes' contributors name softirqs or tasks ($kinds)"
 # With a cpuidle driver power:cpu_idle names the state; without one (this
 # VM) the idle task holding the CPU is the idle exit, its state unknown.
 drv=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)
-"$RTSOAK" run --trace --probes timer --cpus 1 --interval 10ms --duration 4s --spike-threshold 30us -q -o idle.json 2>idle.err
+# Every wake-up is a logged spike (5 us threshold): other tests share the
+# CPU (make -j), so only some of its 400 wake-ups come from idle.
+"$RTSOAK" run --trace --probes timer --cpus 1 --interval 10ms --duration 4s --spike-threshold 5us -q -o idle.json 2>idle.err
 if [ "$drv" = none ]; then
 	want='any(c["cause"] == "idle:?" for x in r["attribution"]["series"] for c in x["causes"])'
 else
-	want='any(c["kind"] == "idle" and c["id"] is not None for x in r["attribution"]["series"] for t in x["top"] for c in t["contributors"])'
+	want='any(c["kind"] == "idle" and c["cause"] != "idle:?" for x in r["attribution"]["series"] for c in x["causes"])'
 fi
-[ "$(jget idle.json "any(c['kind'] == 'idle' for x in r['attribution']['series'] for t in x['top'] for c in t['contributors']) and $want")" = true ]
+[ "$(jget idle.json "$want")" = true ]
 ok $? "an idle CPU's wake-ups show an idle exit (cpuidle driver '$drv'; causes $(jget idle.json '[c["cause"] for x in r["attribution"]["series"] for c in x["causes"]][:4]'))"
 
 # --- SIGINT and SIGKILL: no leftovers -------------------------------------
