@@ -727,7 +727,8 @@ static int tear_down(struct session *s, struct report *r, int rc)
 		rtsoak_error("--set: %s", restore_err);
 		rc = EXIT_ENV;
 	}
-	session_trace_stop(s);
+	if (session_trace_stop(s) < 0)
+		rc = EXIT_ENV;
 	load_supervisor_stop(s->sup);
 	load_supervisor_free(s->sup);
 	for (unsigned i = 0; i < cfg->nloads; i++)

@@ -71,12 +71,12 @@ int session_output_write(struct session *s, struct report *r) __attribute__((war
  * one line in err: the run stops with exit 3); tick on every housekeeping
  * tick (last: the probes have stopped, explain everything left); json for
  * the report's attribution section (NULL without --trace); stop on every
- * way out (removes the instance). */
+ * way out (removes the instance; -1 when it could not, said on stderr). */
 int session_trace_start(struct session *s, char *err, size_t errlen)
     __attribute__((warn_unused_result));
 void session_trace_tick(struct session *s, bool last);
 json_t *session_trace_json(struct session *s);
-void session_trace_stop(struct session *s);
+int session_trace_stop(struct session *s) __attribute__((warn_unused_result));
 
 /* session_ab.c */
 int session_ab_switch(struct session *s, struct report *r, unsigned next)

@@ -210,18 +210,23 @@ json_t *session_trace_json(struct session *s)
 	return o;
 }
 
-void session_trace_stop(struct session *s)
+int session_trace_stop(struct session *s)
 {
 	struct session_trace *tr = s->trace;
 	char err[256];
+	int rc = 0;
 
 	if (!tr)
-		return;
+		return 0;
 	if (tr->rec)
 		trace_recorder_destroy(tr->rec);
 	tr->rec = NULL;
-	if (trace_instance_destroy(&tr->ti, err, sizeof(err)))
+	/* An instance left behind is tracing state not put back: say so and
+	 * let the exit status show it (the next run removes it). */
+	if (trace_instance_destroy(&tr->ti, err, sizeof(err))) {
 		rtsoak_error("--trace: %s", err);
+		rc = -1;
+	}
 	for (size_t i = 0; tr->agg && i < tr->nthr * tr->nagg; i++)
 		attrib_agg_free(&tr->agg[i]);
 	free(tr->agg);
@@ -229,4 +234,5 @@ void session_trace_stop(struct session *s)
 	free(tr->buf);
 	free(tr);
 	s->trace = NULL;
+	return rc;
 }
