@@ -103,7 +103,7 @@ trap 'rm -rf "$TMP"' EXIT
 
 COMMON=(run --probes timer --interval "$INTERVAL" --duration "${DURATION}s")
 [[ -z $CPUS ]] || COMMON+=(--cpus "$CPUS")
-ON_ARGS=("${COMMON[@]}" --checkpoint 1s --prom "$TMP/on.prom")
+ON_ARGS=("${COMMON[@]}" --checkpoint 1s --prom "$TMP/on.prom" --prom-keep)
 OFF_ARGS=("${COMMON[@]}" --checkpoint 0 -q)
 
 rt_version=$("$RTSOAK" --version 2>/dev/null | head -n1) || true

@@ -17,7 +17,9 @@
 # Run from the build directory:
 #   sudo bash /path/to/bench/trace-cost.sh
 # Settings: DURATION (default 15s), ROUNDS (default 3), CPUS (default: all
-# online), LOADS (default "none slab").
+# online), LOADS (default "none slab"), TRACE (default --trace;
+# --trace-stacks to measure the stacks at every local-timer interrupt too:
+# then stack_us is their mean cost inside each interrupt, from the report).
 ME=trace-cost
 . "$(dirname "$0")/lib.sh"
 find_rtsoak
@@ -31,15 +33,17 @@ work=$(mktemp -d /tmp/trace-cost.XXXXXX) || die "mktemp"
 trap 'rm -rf "$work"' EXIT
 
 echo "# trace-cost: $ROUNDS rounds of $DURATION per setting, ${CPUS:-all} CPUs; kernel $(uname -r); $(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null)"
-printf "%-6s %-5s %12s %12s %8s %14s %12s %10s %10s\n" load round p999_off_us p999_on_us ratio \
-	events_per_s_cpu lost hk_ms_per_s rss_mib
+TRACE=${TRACE:---trace}
+echo "# on = $TRACE"
+printf "%-6s %-5s %12s %12s %8s %14s %12s %10s %10s %9s\n" load round p999_off_us p999_on_us ratio \
+	events_per_s_cpu lost hk_ms_per_s rss_mib stack_us
 for load in $LOADS; do
 	largs=()
 	[[ $load != none ]] && largs=(--loads "$load")
 	for r in $(seq "$ROUNDS"); do
 		for mode in off on; do
 			targs=()
-			[[ $mode = on ]] && targs=(--trace)
+			[[ $mode = on ]] && targs=("$TRACE")
 			/usr/bin/time -f %M -o "$work/rss.$mode" "$RTSOAK" run --probes timer \
 				${CPUS:+--cpus "$CPUS"} --duration "$DURATION" "${largs[@]}" "${targs[@]}" \
 				-q -o "$work/$mode.json" 2>"$work/err.$mode" || die "run $mode failed: $(head -c 300 "$work/err.$mode")"
@@ -58,7 +62,9 @@ ev = sum(c["events"] for c in a["cpus"]) / len(a["cpus"]) / dur
 lost = sum(c["lost"] for c in a["cpus"])
 hk = a["tracer"]["housekeeping_cpu_ns"] / 1e6 / dur
 rss = int(open(w + "/rss.on").read().split()[-1]) / 1024
-print("%-6s %-5s %12.1f %12.1f %8.2f %14.0f %12d %10.2f %10.1f" % (load, rnd, off, on, on / off, ev, lost, hk, rss))
+k = a["tracer"].get("stack_cost")
+st = "%.1f" % (k["mean_ns"] / 1e3) if k else "-"
+print("%-6s %-5s %12.1f %12.1f %8.2f %14.0f %12d %10.2f %10.1f %9s" % (load, rnd, off, on, on / off, ev, lost, hk, rss, st))
 PY
 	done
 done

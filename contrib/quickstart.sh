@@ -30,7 +30,7 @@ src=$(pwd)
 # cyclictest whose --json files the import test reads, chromium the browser
 # the HTML page is rendered in (headless), clang and its runtime libraries
 # the libFuzzer harnesses of .ci/run (configure CC=clang --enable-fuzzing).
-packages="build-essential autoconf automake libtool pkg-config libjansson-dev libnuma-dev libtracefs-dev libtraceevent-dev"
+packages="build-essential autoconf automake libtool pkg-config libjansson-dev libnuma-dev libtracefs-dev libtraceevent-dev zlib1g-dev"
 [ "$mode" = check ] && packages="$packages python3 python3-jsonschema util-linux procps iproute2 clang-format rt-tests chromium clang libclang-rt-14-dev"
 
 missing=
@@ -46,21 +46,24 @@ if [ -n "$missing" ]; then
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
 
-# promtool lints the --prom textfile.  Debian ships it only inside the
-# prometheus package, which would also install and start a Prometheus
-# server on the machine being measured: take promtool out of the package
-# instead (into build/tools, which the test suite finds through PATH).
+# promtool lints the --prom textfile, and the end-to-end test scrapes it with a real
+# node_exporter and Prometheus.  Debian ships them as packages that install and start servers
+# on the machine being measured: take the three binaries out of the packages instead (into
+# build/tools, which the test suite finds through PATH); nothing is installed or started.
 tools=$src/build/tools
-if [ "$mode" = check ] && ! command -v promtool >/dev/null && [ ! -x "$tools/promtool" ]; then
+if [ "$mode" = check ] && { [ ! -x "$tools/promtool" ] || [ ! -x "$tools/prometheus" ] ||
+	[ ! -x "$tools/prometheus-node-exporter" ]; }; then
 	dl=$(mktemp -d)
 	chmod 755 "$dl"
-	if (cd "$dl" && apt-get download -qq prometheus >/dev/null 2>&1) ||
-		{ ${SUDO:-} apt-get update -qq && (cd "$dl" && apt-get download -qq prometheus >/dev/null 2>&1); }; then
-		dpkg-deb -x "$dl"/prometheus_*.deb "$dl/root"
+	get() { (cd "$dl" && apt-get download -qq prometheus prometheus-node-exporter >/dev/null 2>&1); }
+	if get || { ${SUDO:-} apt-get update -qq && get; }; then
 		mkdir -p "$tools"
-		cp "$dl/root/usr/bin/promtool" "$tools/promtool"
+		for deb in "$dl"/*.deb; do dpkg-deb -x "$deb" "$dl/root"; done
+		for b in promtool prometheus prometheus-node-exporter; do
+			cp "$dl/root/usr/bin/$b" "$tools/$b"
+		done
 	else
-		echo "quickstart: could not download prometheus (promtool); its test will skip" >&2
+		echo "quickstart: could not download prometheus and prometheus-node-exporter; their tests will skip" >&2
 	fi
 	rm -rf "$dl"
 fi

@@ -1,6 +1,7 @@
 /* compare_html: `rtsoak compare A B --html OUT`, the comparison as one
  * self-contained page: the verdicts first (did B get better or worse, by
- * how much, how sure), the --fail-if limits, A and B overlaid (histogram
+ * how much, how sure, per judged statistic), the --fail-if limits, the two
+ * files and the warnings, A and B overlaid (histogram
  * and exceedance per probe over all CPUs, and per CPU), every statistic
  * side by side, and what differs between the two systems.
  *
@@ -28,7 +29,7 @@
 #define CPU_OVERLAYS_MAX 16
 
 /* The same words as the terminal table and the JSON (compare_text.c). */
-static const char *const verdict_class[] = { "same", "better", "worse", "untested" };
+static const char *const verdict_class[] = { "same", "better", "worse", "untested", "mixed" };
 
 /* Hues of A and B in every overlay. */
 #define HUE_A 215
@@ -53,10 +54,12 @@ static bool is_latency(unsigned s)
 
 static void where(char *buf, size_t len, const struct compare_match *m)
 {
+	const char *phase = m->ab ? "B vs A" : m->a->phase; /* ab: the arms, not phase A */
+
 	if (m->aggregate)
-		snprintf(buf, len, "%s all CPUs (%s)", m->a->probe, m->a->phase);
+		snprintf(buf, len, "%s all CPUs (%s)", m->a->probe, phase);
 	else
-		snprintf(buf, len, "%s cpu %d (%s)", m->a->probe, m->a->cpu, m->a->phase);
+		snprintf(buf, len, "%s cpu %d (%s)", m->a->probe, m->a->cpu, phase);
 }
 
 static void match_attrs(struct cpage *cp, const struct compare_match *m)
@@ -72,6 +75,20 @@ static void match_attrs(struct cpage *cp, const struct compare_match *m)
 	fputs("\" data-phase=\"", f);
 	esc(cp, m->a->phase);
 	fputc('"', f);
+}
+
+/* Several runs a side: the others, named, under the first. */
+static void more_runs(struct cpage *cp, const char *label, const char *const *path, size_t n)
+{
+	if (n < 2)
+		return;
+	fprintf(cp->f, "<p class=\"meta\" id=\"runs-%s\">%zu runs, and", label, n);
+	for (size_t i = 1; i < n; i++) {
+		fputs(i > 1 ? ", <code>" : " <code>", cp->f);
+		esc(cp, path[i]);
+		fputs("</code>", cp->f);
+	}
+	fputs("</p>\n", cp->f);
 }
 
 static void side_line(struct cpage *cp, const char *label, const char *path, const struct report *r)
@@ -104,12 +121,13 @@ static void put_head(struct cpage *cp)
 	for (size_t i = 0; i < c->n; i++) {
 		worse += c->m[i].verdict == COMPARE_WORSE;
 		better += c->m[i].verdict == COMPARE_BETTER;
+		/* mixed counts in neither: the page says mixed in its row */
 		tested += c->m[i].verdict != COMPARE_UNTESTED;
 	}
 	for (size_t l = 0; l < cp->nlimits; l++)
 		for (size_t i = 0; i < c->n; i++) {
 			bool ok;
-			if (compare_limit_broken(&cp->limits[l], &c->m[i], &ok)) {
+			if (compare_limit_broken(&cp->limits[l], &c->m[i], &ok, NULL)) {
 				broken++;
 				break;
 			}
@@ -138,8 +156,27 @@ static void put_head(struct cpage *cp)
 	if (broken)
 		fprintf(f, "; %zu --fail-if limit%s broken", broken, broken == 1 ? "" : "s");
 	fputs("</h1>\n", f);
+}
+
+/* Below the verdicts: the two files, the warnings and the way round the page. */
+static void put_sides(struct cpage *cp)
+{
+	const struct comparison *c = cp->c;
+	FILE *f = cp->f;
+
 	side_line(cp, "A", c->path_a, c->a);
+	more_runs(cp, "A", c->paths_a, c->nruns_a);
 	side_line(cp, "B", c->path_b, c->b);
+	more_runs(cp, "B", c->paths_b, c->nruns_b);
+	if (c->ab) { /* one ab report: the arms by their tweaks */
+		fputs("<p class=\"meta\" id=\"arms\">rtsoak ab: A the tweaked files as found; B",
+		      f);
+		for (size_t i = 0; i < c->ntweak_lines; i++) {
+			fputs(i ? "; " : " ", f);
+			esc(cp, c->tweak_lines[i]);
+		}
+		fputs("</p>\n", f);
+	}
 	if (c->nwarnings) {
 		fputs("<div class=\"note\" id=\"compare-warnings\"><ul>\n", f);
 		for (size_t i = 0; i < c->nwarnings; i++) {
@@ -155,11 +192,16 @@ static void put_head(struct cpage *cp)
 	    f);
 }
 
-static void shift_cell(struct cpage *cp, const struct compare_match *m)
+static void shift_cell(struct cpage *cp, const struct compare_judgement *m)
 {
 	FILE *f = cp->f;
 
-	fputs("<td class=\"nw\" data-col=\"shift\">", f);
+	/* the statistic's own verdict first, coloured by the cell's class */
+	fprintf(f, "<td class=\"nw %s\" data-col=\"shift-%s\" data-verdict=\"%s\">",
+		verdict_class[m->verdict], compare_stat_name[m->asked],
+		compare_verdict_name[m->verdict]);
+	if (m->verdict != COMPARE_UNTESTED)
+		fprintf(f, "%s ", compare_verdict_name[m->verdict]);
 	if (m->verdict == COMPARE_UNTESTED)
 		fputs("–", f);
 	else if (m->ci)
@@ -177,24 +219,31 @@ static void method_cell(struct cpage *cp, const struct compare_match *m)
 
 	fprintf(f, "<td class=\"l\" data-col=\"method\" data-method=\"%s\">",
 		compare_method_name[m->method]);
-	switch (m->method) {
-	case COMPARE_BY_INTERVALS:
-		svg_span(u, sizeof(u), m->unit_ns);
-		fprintf(
-		    f, "%zu vs %zu maxima of %s intervals, Mann-Whitney U, Hodges-Lehmann 95 %% CI",
-		    m->na, m->nb, u);
-		break;
-	case COMPARE_BY_ROUNDS:
-		fprintf(f, "%zu vs %zu rounds' p99, Mann-Whitney U, Hodges-Lehmann 95 %% CI", m->na,
-			m->nb);
-		break;
-	case COMPARE_BY_ORDER:
-		fprintf(f, "95 %% order-statistic intervals of p99 (%zu vs %zu samples)", m->na,
-			m->nb);
-		break;
-	default:
-		fputs("not tested", f);
-		break;
+	/* one line per judged statistic: what was tested, how */
+	for (size_t i = 0; i < m->nj; i++) {
+		const struct compare_judgement *j = &m->j[i];
+		fputs(i ? "<br>" : "", f);
+		fprintf(f, "%s: ", compare_stat_name[j->stat]);
+		switch (j->method) {
+		case COMPARE_BY_INTERVALS:
+			svg_span(u, sizeof(u), j->unit_ns);
+			fprintf(f, "%zu vs %zu maxima of %s intervals, Mann-Whitney U p %.2g",
+				j->na, j->nb, u, j->p);
+			break;
+		case COMPARE_BY_ROUNDS:
+			fprintf(f, "%zu vs %zu rounds, Mann-Whitney U p %.2g", j->na, j->nb, j->p);
+			break;
+		case COMPARE_BY_RUNS:
+			fprintf(f, "%zu vs %zu runs, Mann-Whitney U p %.2g", j->na, j->nb, j->p);
+			break;
+		case COMPARE_BY_ORDER:
+			fprintf(f, "95 %% order-statistic intervals (%zu vs %zu samples)", j->na,
+				j->nb);
+			break;
+		default:
+			fputs("not tested", f);
+			break;
+		}
 	}
 	fputs("</td>", f);
 }
@@ -204,11 +253,18 @@ static void put_verdicts(struct cpage *cp)
 	const struct comparison *c = cp->c;
 	FILE *f = cp->f;
 
-	fputs(
-	    "<h2 id=\"verdicts\">Verdicts</h2>\n<table id=\"verdict-table\"><thead><tr>"
-	    "<th class=\"l\">result</th><th class=\"l\">verdict</th><th>shift of B (95 % CI)</th>"
-	    "<th>p</th><th class=\"l\">method</th><th class=\"l\">note</th></tr></thead><tbody>\n",
-	    f);
+	fputs("<h2 id=\"verdicts\">Verdicts</h2>\n<p class=\"cap\">Verdict on ", f);
+	esc(cp, c->opts.on_text);
+	fprintf(f,
+		" (each with its own test; mixed when they disagree); a significant shift below "
+		"%.1f µs or %.0f %% of A is no practical difference.</p>\n",
+		c->opts.min_effect_ns / 1000.0, c->opts.min_effect_pct);
+	fputs("<table id=\"verdict-table\"><thead><tr><th class=\"l\">result</th>"
+	      "<th class=\"l\">verdict</th><th class=\"l\">why</th>",
+	      f);
+	for (size_t k = 0; k < c->opts.non; k++)
+		fprintf(f, "<th>%s: shift of B (95 %% CI)</th>", compare_stat_name[c->opts.on[k]]);
+	fputs("<th class=\"l\">method</th><th class=\"l\">note</th></tr></thead><tbody>\n", f);
 	for (size_t i = 0; i < c->n; i++) {
 		const struct compare_match *m = &c->m[i];
 		char w[160];
@@ -220,14 +276,36 @@ static void put_verdicts(struct cpage *cp)
 		esc(cp, w);
 		fprintf(f, "</td><td class=\"l %s\" data-col=\"verdict\">%s</td>",
 			verdict_class[m->verdict], compare_verdict_name[m->verdict]);
-		shift_cell(cp, m);
-		if (m->verdict != COMPARE_UNTESTED && m->p >= 0 && isfinite(m->p))
-			fprintf(f, "<td data-col=\"p\">%.2g</td>", m->p);
-		else
-			fputs("<td data-col=\"p\">–</td>", f);
+		fputs("<td class=\"l\" data-col=\"why\">", f);
+		esc(cp, m->reason);
+		fputs("</td>", f);
+		for (size_t k = 0; k < c->opts.non; k++) {
+			const struct compare_judgement *j = NULL;
+			for (size_t q = 0; q < m->nj && !j; q++)
+				if (m->j[q].asked == c->opts.on[k])
+					j = &m->j[q];
+			if (j)
+				shift_cell(cp, j);
+			else
+				fputs("<td>–</td>", f);
+		}
 		method_cell(cp, m);
 		fputs("<td class=\"l\">", f);
 		esc(cp, m->note);
+		for (size_t q = 0; q < m->nj; q++)
+			if (m->j[q].note[0]) {
+				fprintf(f, "<br>%s: ", compare_stat_name[m->j[q].stat]);
+				esc(cp, m->j[q].note);
+			}
+		for (size_t q = 0; q < m->ndrift; q++) {
+			const struct compare_drift *d = &m->drift[q];
+			fprintf(f,
+				"<br><span class=\"warning\" data-drift=\"%c\">drift: %c rounds %s "
+				"%.1f → %.1f µs, rho %.2f, p %.2g: the verdict may reflect drift, "
+				"rerun with more rounds</span>",
+				d->arm, d->arm, compare_stat_name[d->stat], d->first_ns / 1000.0,
+				d->last_ns / 1000.0, d->rho, d->p);
+		}
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody></table>\n<p class=\"cap\">The shift is B − A of the unit the method "
@@ -261,39 +339,45 @@ static void put_limits(struct cpage *cp)
 		return;
 	fputs("<h2 id=\"limits\">--fail-if</h2>\n<table id=\"limit-table\"><thead><tr>"
 	      "<th class=\"l\">limit</th><th class=\"l\">result</th><th class=\"l\">broken by</th>"
-	      "<th>not checked</th></tr></thead><tbody>\n",
+	      "<th>not checked</th><th>no evidence</th></tr></thead><tbody>\n",
 	      f);
 	for (size_t l = 0; l < cp->nlimits; l++) {
 		const struct compare_limit *lim = &cp->limits[l];
-		size_t broken = 0, unchecked = 0;
+		size_t broken = 0, unchecked = 0, no_evidence = 0;
 		for (size_t i = 0; i < c->n; i++) {
-			bool ok;
-			broken += compare_limit_broken(lim, &c->m[i], &ok);
+			bool ok, ev;
+			broken += compare_limit_broken(lim, &c->m[i], &ok, &ev);
 			unchecked += !ok;
+			no_evidence += ok && !ev;
 		}
 		fputs("<tr data-limit=\"", f);
 		esc(cp, lim->text);
 		fprintf(f, "\" data-broken=\"%zu\"><td class=\"l\"><code>", broken);
 		esc(cp, lim->text);
-		fprintf(f, "</code></td><td class=\"l %s\">%s</td><td class=\"l\">",
-			broken ? "worse" : "better", broken ? "BROKEN" : "holds");
+		fprintf(f, "</code>%s</td><td class=\"l %s\">%s</td><td class=\"l\">",
+			lim->raw ? " (raw)" : "", broken ? "worse" : "better",
+			broken ? "BROKEN" : "holds");
 		for (size_t i = 0, k = 0; i < c->n; i++) {
 			bool ok;
 			const struct compare_value *v = &c->m[i].v[lim->stat];
 			char w[160];
-			if (!compare_limit_broken(lim, &c->m[i], &ok))
+			const struct compare_judgement *j = compare_judged(&c->m[i], lim->stat);
+			if (!compare_limit_broken(lim, &c->m[i], &ok, NULL))
 				continue;
 			where(w, sizeof(w), &c->m[i]);
 			fputs(k++ ? "<br>" : "", f);
 			esc(cp, w);
-			if (lim->relative)
+			if (!lim->raw && j)
+				fprintf(f, ": shift %+.1f µs, 95 %% CI %+.1f … %+.1f",
+					j->shift_ns / 1000.0, j->lo_ns / 1000.0, j->hi_ns / 1000.0);
+			else if (lim->relative)
 				fprintf(f, ": %+.1f %%", v->change_pct);
 			else if (is_latency(lim->stat))
 				fprintf(f, ": %+.1f µs", ((double)v->b - (double)v->a) / 1000.0);
 			else
 				fprintf(f, ": %+.0f", (double)v->b - (double)v->a);
 		}
-		fprintf(f, "</td><td>%zu</td></tr>\n", unchecked);
+		fprintf(f, "</td><td>%zu</td><td>%zu</td></tr>\n", unchecked, no_evidence);
 	}
 	fputs("</tbody></table>\n", f);
 }
@@ -530,6 +614,77 @@ static void put_causes(struct cpage *cp)
 	fputs("</tbody></table>\n", f);
 }
 
+/* How bad a status is, to colour a change as the verdicts are: pass < info < unknown < warn <
+ * fail (unknown above info: a check that cannot be read may hide a fault). */
+static int check_rank(const char *st)
+{
+	static const char *const rank[] = { "pass", "info", "unknown", "warn", "fail" };
+
+	for (int i = 0; st && i < 5; i++)
+		if (!strcmp(st, rank[i]))
+			return i;
+	return 2;
+}
+
+static void check_cell(struct cpage *cp, const char *cls, const char *status, const char *obs)
+{
+	FILE *f = cp->f;
+
+	fprintf(f, "<td class=\"l%s%s\">", cls ? " " : "", cls ? cls : "");
+	if (!status) {
+		fputs("<span class=\"muted\">not in this report</span></td>", f);
+		return;
+	}
+	esc(cp, status);
+	fputs("</td><td class=\"l\">", f);
+	esc(cp, obs ? obs : "");
+	fputs("</td>", f);
+}
+
+/* The tuning checks whose status changed (compare_checks.c), A and B side by side. */
+static void put_checks(struct cpage *cp)
+{
+	const struct comparison *c = cp->c;
+	FILE *f = cp->f;
+
+	if (c->ab || !c->checks_compared)
+		return;
+	fputs("<h2 id=\"checks\">Tuning checks</h2>\n", f);
+	if (!c->nchecks) {
+		fputs("<p class=\"cap\" id=\"checks-count\" data-changed=\"0\">No check changed "
+		      "status between A and B.</p>\n",
+		      f);
+		return;
+	}
+	fprintf(f,
+		"<p class=\"cap\" id=\"checks-count\" data-changed=\"%zu\">%zu check%s changed "
+		"status between A and B.</p>\n<table id=\"check-table\"><thead><tr>"
+		"<th class=\"l\">check</th><th class=\"l\">A</th><th class=\"l\">observed in A</th>"
+		"<th class=\"l\">B</th><th class=\"l\">observed in B</th></tr></thead><tbody>\n",
+		c->nchecks, c->nchecks, c->nchecks == 1 ? "" : "s");
+	for (size_t i = 0; i < c->nchecks; i++) {
+		const struct compare_check *k = &c->checks[i];
+		int ra = check_rank(k->status_a), rb = check_rank(k->status_b);
+		const char *cls = !k->status_a || !k->status_b ? NULL
+				  : rb > ra		       ? "worse"
+				  : rb < ra		       ? "better"
+							       : NULL;
+		fputs("<tr data-check=\"", f);
+		esc(cp, k->id ? k->id : "");
+		fputs("\"><td class=\"l\"><code>", f);
+		esc(cp, k->id ? k->id : "");
+		fputs("</code></td>", f);
+		check_cell(cp, NULL, k->status_a, k->observed_a);
+		if (!k->status_a)
+			fputs("<td></td>", f);
+		check_cell(cp, cls, k->status_b, k->observed_b);
+		if (!k->status_b)
+			fputs("<td></td>", f);
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody></table>\n", f);
+}
+
 static int fill(FILE *f, void *arg)
 {
 	struct cpage *cp = arg;
@@ -539,8 +694,10 @@ static int fill(FILE *f, void *arg)
 	snprintf(title, sizeof(title), "rtsoak compare: %s vs %s", cp->c->path_a, cp->c->path_b);
 	svg_page_begin(f, title);
 	put_head(cp);
-	put_limits(cp);
 	put_verdicts(cp);
+	put_limits(cp);
+	put_checks(cp);
+	put_sides(cp);
 	put_causes(cp);
 	put_overlays(cp);
 	put_stats(cp);

@@ -1,6 +1,9 @@
-/* compare_json: the comparison as rtsoak-compare/1 JSON
- * (docs/compare-schema.json), for `rtsoak compare --json`.  Latencies in
- * nanoseconds as integers; a statistic a side does not record is null. */
+/* compare_json: the comparison as rtsoak-compare/2 JSON
+ * (docs/compare-schema.json), for `rtsoak compare --json` and the report of
+ * `rtsoak ab`.  Latencies in nanoseconds as integers; a statistic a side
+ * does not record is null.  /2 (issue 15): each match's overall verdict is
+ * one of same, better, worse, mixed, untested, with a verdict per judged
+ * statistic under "judged" and ab's drift tests under "drift". */
 #include <config.h>
 
 #include <math.h>
@@ -21,10 +24,26 @@ static json_t *side_json(const char *path, const struct report *r)
 			 (json_int_t)r->duration_ns, "status", report_status_name(r->status));
 }
 
+static json_t *judgement_json(const struct compare_judgement *j)
+{
+	bool tested = j->verdict != COMPARE_UNTESTED;
+
+	return json_pack(
+	    "{s:s, s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o}", "statistic",
+	    compare_stat_name[j->stat], "asked", compare_stat_name[j->asked], "verdict",
+	    compare_verdict_name[j->verdict], "method", compare_method_name[j->method],
+	    "significant", tested && j->significant, "shift_ns", num_or_null(tested, j->shift_ns),
+	    "ci_low_ns", num_or_null(tested && j->ci, j->lo_ns), "ci_high_ns",
+	    num_or_null(tested && j->ci, j->hi_ns), "p", num_or_null(tested && j->p >= 0, j->p),
+	    "units_a", (json_int_t)j->na, "units_b", (json_int_t)j->nb, "unit_ns",
+	    j->method == COMPARE_BY_INTERVALS ? json_integer((json_int_t)j->unit_ns) : json_null(),
+	    "min_effect_ns", num_or_null(tested, j->effect_ns), "note",
+	    j->note[0] ? json_string(j->note) : json_null());
+}
+
 static json_t *match_json(const struct compare_match *m)
 {
-	json_t *o = json_object(), *stats = json_object();
-	bool tested = m->verdict != COMPARE_UNTESTED;
+	json_t *o = json_object(), *stats = json_object(), *judged = json_array();
 
 	for (unsigned s = 0; s < COMPARE_NSTATS; s++) {
 		const struct compare_value *v = &m->v[s];
@@ -35,21 +54,29 @@ static json_t *match_json(const struct compare_match *m)
 			      v->known ? json_integer((json_int_t)v->b) : json_null(), "change_pct",
 			      num_or_null(v->known && v->a, v->change_pct)));
 	}
+	for (size_t i = 0; i < m->nj; i++)
+		json_array_append_new(judged, judgement_json(&m->j[i]));
 	json_object_set_new(o, "probe", json_string(m->a->probe));
 	json_object_set_new(o, "cpu", m->aggregate ? json_string("all") : json_integer(m->a->cpu));
 	json_object_set_new(o, "phase", json_string(m->a->phase));
 	json_object_set_new(o, "verdict", json_string(compare_verdict_name[m->verdict]));
+	json_object_set_new(o, "reason", json_string(m->reason));
 	json_object_set_new(o, "method", json_string(compare_method_name[m->method]));
-	json_object_set_new(o, "units_a", json_integer((json_int_t)m->na));
-	json_object_set_new(o, "units_b", json_integer((json_int_t)m->nb));
-	json_object_set_new(o, "unit_ns",
-			    m->method == COMPARE_BY_INTERVALS ? json_integer((json_int_t)m->unit_ns)
-							      : json_null());
-	json_object_set_new(o, "shift_ns", num_or_null(tested, m->shift_ns));
-	json_object_set_new(o, "ci_low_ns", num_or_null(tested && m->ci, m->lo_ns));
-	json_object_set_new(o, "ci_high_ns", num_or_null(tested && m->ci, m->hi_ns));
-	json_object_set_new(o, "p", num_or_null(tested && m->p >= 0, m->p));
 	json_object_set_new(o, "note", m->note[0] ? json_string(m->note) : json_null());
+	json_object_set_new(o, "judged", judged);
+	if (m->ab) {
+		json_t *drift = json_array();
+		for (size_t i = 0; i < m->ndrift; i++) {
+			const struct compare_drift *d = &m->drift[i];
+			char arm[2] = { d->arm, 0 };
+			json_array_append_new(
+			    drift, json_pack("{s:s, s:s, s:I, s:f, s:f, s:f, s:f}", "arm", arm,
+					     "statistic", compare_stat_name[d->stat], "rounds",
+					     (json_int_t)d->rounds, "first_ns", d->first_ns,
+					     "last_ns", d->last_ns, "rho", d->rho, "p", d->p));
+		}
+		json_object_set_new(o, "drift", drift);
+	}
 	json_object_set_new(o, "stats", stats);
 	if (m->traced_a || m->traced_b) { /* only where a side was traced: old files unchanged */
 		json_t *causes = json_array();
@@ -81,6 +108,28 @@ static json_t *strs(char **v, size_t n)
 	return a;
 }
 
+static json_t *check_side(const char *status, const char *observed)
+{
+	if (!status)
+		return json_null(); /* the check is on the other side only */
+	return json_pack("{s:s, s:s}", "status", status, "observed", observed ? observed : "");
+}
+
+/* The checks whose status changed; absent where they were not compared (ab, or a side from
+ * before the checks), so that an empty array always means "none changed". */
+static json_t *checks_json(const struct comparison *c)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < c->nchecks; i++) {
+		const struct compare_check *k = &c->checks[i];
+		json_array_append_new(a, json_pack("{s:s, s:o, s:o}", "id", k->id ? k->id : "", "a",
+						   check_side(k->status_a, k->observed_a), "b",
+						   check_side(k->status_b, k->observed_b)));
+	}
+	return a;
+}
+
 json_t *compare_json(const struct comparison *c, const struct compare_limit *limits, size_t nlimits)
 {
 	json_t *root = json_object(), *matches = json_array(), *lims = json_array();
@@ -89,29 +138,53 @@ json_t *compare_json(const struct comparison *c, const struct compare_limit *lim
 		json_array_append_new(matches, match_json(&c->m[i]));
 	for (size_t i = 0; i < nlimits; i++) {
 		json_t *broken = json_array();
-		size_t unchecked = 0;
+		size_t unchecked = 0, no_evidence = 0;
 		for (size_t k = 0; k < c->n; k++) {
-			bool ok;
+			bool ok, ev;
 			char w[96];
-			if (compare_limit_broken(&limits[i], &c->m[k], &ok)) {
+			if (compare_limit_broken(&limits[i], &c->m[k], &ok, &ev)) {
 				compare_where(w, sizeof(w), &c->m[k]);
 				json_array_append_new(broken, json_string(w));
 			}
 			unchecked += !ok;
+			no_evidence += ok && !ev;
 		}
-		json_array_append_new(lims, json_pack("{s:s, s:o, s:I}", "expr", limits[i].text,
-						      "broken_by", broken, "not_checked",
-						      (json_int_t)unchecked));
+		json_array_append_new(
+		    lims, json_pack("{s:s, s:b, s:o, s:I, s:I}", "expr", limits[i].text, "raw",
+				    limits[i].raw, "broken_by", broken, "not_checked",
+				    (json_int_t)unchecked, "no_evidence", (json_int_t)no_evidence));
 	}
-	json_object_set_new(root, "schema", json_string("rtsoak-compare/1"));
-	json_object_set_new(root, "a", side_json(c->path_a, c->a));
-	json_object_set_new(root, "b", side_json(c->path_b, c->b));
+	json_t *on = json_array();
+	for (size_t i = 0; i < c->opts.non; i++)
+		json_array_append_new(on, json_string(compare_stat_name[c->opts.on[i]]));
+	json_object_set_new(root, "schema", json_string("rtsoak-compare/2"));
+	for (int s = 0; s < 2; s++) {
+		json_t *o = s ? side_json(c->path_b, c->b) : side_json(c->path_a, c->a);
+		size_t n = s ? c->nruns_b : c->nruns_a;
+		if (n > 1) { /* several runs a side: each of them, the first again */
+			json_t *runs = json_array();
+			for (size_t i = 0; i < n; i++)
+				json_array_append_new(runs,
+						      s ? side_json(c->paths_b[i], c->runs_b[i])
+							: side_json(c->paths_a[i], c->runs_a[i]));
+			json_object_set_new(o, "runs", runs);
+		}
+		json_object_set_new(root, s ? "b" : "a", o);
+	}
 	json_object_set_new(root, "confidence", json_real(COMPARE_CONF));
+	json_object_set_new(root, "verdict_on", on);
+	json_object_set_new(
+	    root, "min_effect",
+	    json_pack("{s:f, s:f}", "ns", c->opts.min_effect_ns, "pct", c->opts.min_effect_pct));
+	/* ab interleaves the arms and tests each for a trend; two runs cannot. */
+	json_object_set_new(root, "drift_controlled", json_boolean(c->ab));
 	json_object_set_new(root, "warnings", strs(c->warnings, c->nwarnings));
 	json_object_set_new(root, "matches", matches);
 	json_object_set_new(root, "only_in_a", strs(c->only_a, c->nonly_a));
 	json_object_set_new(root, "only_in_b", strs(c->only_b, c->nonly_b));
 	json_object_set(root, "differences", c->differences);
+	if (c->checks_compared)
+		json_object_set_new(root, "checks", checks_json(c));
 	json_object_set_new(root, "limits", lims);
 	return root;
 }

@@ -1,14 +1,17 @@
 /* compare_text: the comparison on the terminal (compare_print; its
- * rtsoak-compare/1 JSON is compare_json.c).  Latencies in microseconds, as
+ * rtsoak-compare/2 JSON is compare_json.c).  Latencies in microseconds, as
  * in the run summary; changes in percent of A.
  *
+ * The answer comes first: the verdict table (one row per match: overall
+ * verdict, method, why), drift warnings and the --fail-if results; then,
+ * unless --brief, every match's statistics and what differs.
  * The terminal text keeps to 80 columns: the statistics table is 46 wide
  * with 12-column cells (exact counts up to 10^12, 60 s as "60000000.0" us),
- * the closing verdict table sizes its columns to its content, and the
- * lines of prose (verdict, method, note) wrap with a deeper indent rather
- * than run on; a verdict line breaks only between its parts ("result:
- * verdict", ", shift +X us", " (lo .. hi)"), so that grep still finds
- * result, verdict and shift on one line.  Colour only when asked: the
+ * the verdict table sizes its columns to its content, and the lines of
+ * prose (why, verdict, method, note) wrap with a deeper indent rather than
+ * run on; a statistic's verdict line breaks only between its parts
+ * ("stat: verdict", ", shift +X us", " (lo .. hi)"), so that grep still
+ * finds statistic, verdict and shift on one line.  Colour only when asked: the
  * verdict green (better) or red (worse), a broken --fail-if red, warnings
  * yellow after their plain "warning: " prefix. */
 #include <config.h>
@@ -57,6 +60,8 @@ static const char *verdict_color(enum compare_verdict v)
 		return SGR_RED;
 	case COMPARE_UNTESTED:
 		return SGR_DIM;
+	case COMPARE_MIXED:
+		return SGR_YELLOW;
 	default:
 		return NULL;
 	}
@@ -75,7 +80,9 @@ static void wrap_part(struct wrap *w, const char *text, const char *code)
 {
 	int len = (int)strlen(text);
 
-	if (w->col > w->indent && w->col + len > TEXT_COLS) {
+	/* a part too long for any line goes where it is: breaking would only
+	 * leave a short line behind */
+	if (w->col > w->indent && w->col + len > TEXT_COLS && w->indent + len <= TEXT_COLS) {
 		fprintf(w->out, "\n%*s", w->indent, "");
 		w->col = w->indent;
 		while (*text == ' ') {
@@ -89,21 +96,30 @@ static void wrap_part(struct wrap *w, const char *text, const char *code)
 	w->col += len;
 }
 
-/* Prose: one part per clause (up to and with ", " or ": "), so that a line
+/* Prose: one part per clause (up to and with ", ", ": " or "; "), so that a line
  * breaks where a reader pauses and a phrase stays whole for grep. */
-static void wrap_clauses(struct wrap *w, const char *text)
+static void wrap_clauses_sgr(struct wrap *w, const char *text, const char *code)
 {
 	char part[256];
 
 	while (*text) {
-		const char *a = strstr(text, ", "), *b = strstr(text, ": "), *end;
+		const char *a = strstr(text, ", "), *b = strstr(text, ": "),
+			   *c = strstr(text, "; ");
+		const char *end;
 		if (!a || (b && b < a))
 			a = b;
+		if (!a || (c && c < a))
+			a = c;
 		end = a ? a + 1 : text + strlen(text);
 		snprintf(part, sizeof(part), "%.*s", (int)(end - text), text);
-		wrap_part(w, part, NULL);
+		wrap_part(w, part, code);
 		text = end;
 	}
+}
+
+static void wrap_clauses(struct wrap *w, const char *text)
+{
+	wrap_clauses_sgr(w, text, NULL);
 }
 
 static void wrap_end(struct wrap *w)
@@ -136,6 +152,26 @@ static void side(FILE *out, bool color, const char *label, const char *path, con
 	fprintf(out, ", %.1f s, %s\n", (double)r->duration_ns / 1e9, report_status_name(r->status));
 }
 
+/* Several runs a side: the others on one line under the first, cut to 80
+ * columns (the JSON lists them all). */
+static void more_runs(FILE *out, const char *const *path, size_t n)
+{
+	char line[512], esc[4 * 64 + 1];
+	size_t o;
+
+	if (n < 2)
+		return;
+	o = (size_t)snprintf(line, sizeof(line), "   %zu runs, and", n);
+	for (size_t i = 1; i < n && o < sizeof(line); i++) {
+		util_escape(path[i], esc, sizeof(esc));
+		int w = snprintf(line + o, sizeof(line) - o, " %s%s", esc, i + 1 < n ? "," : "");
+		o += w > 0 ? (size_t)w : 0;
+	}
+	if (strlen(line) > 80)
+		memcpy(line + 76, " ...", 5);
+	fprintf(out, "%s\n", line);
+}
+
 static void cell(FILE *out, bool known, unsigned s, uint64_t v)
 {
 	if (!known)
@@ -149,7 +185,7 @@ static void cell(FILE *out, bool known, unsigned s, uint64_t v)
 /* The shift alone ("+50.0 us") and its interval (" (+37.9 .. +62.1)"), the
  * two parts a verdict line may break between. */
 static void shift_parts(char *sh, size_t shlen, char *ci, size_t cilen,
-			const struct compare_match *m)
+			const struct compare_judgement *m)
 {
 	ci[0] = '\0';
 	if (m->verdict == COMPARE_UNTESTED) {
@@ -166,7 +202,7 @@ static void shift_parts(char *sh, size_t shlen, char *ci, size_t cilen,
 /* How the verdict was reached, as a head and a parenthesis: the line breaks
  * between the two if it must. */
 static void method_text(char *head, size_t hlen, char *paren, size_t plen,
-			const struct compare_match *m)
+			const struct compare_judgement *m)
 {
 	paren[0] = '\0';
 	switch (m->method) {
@@ -176,11 +212,18 @@ static void method_text(char *head, size_t hlen, char *paren, size_t plen,
 		snprintf(paren, plen, " (Mann-Whitney U p %.2g, Hodges-Lehmann 95 %% CI)", m->p);
 		break;
 	case COMPARE_BY_ROUNDS:
-		snprintf(head, hlen, "by %zu vs %zu rounds' p99", m->na, m->nb);
+		snprintf(head, hlen, "by %zu vs %zu rounds' %s", m->na, m->nb,
+			 compare_stat_name[m->stat]);
+		snprintf(paren, plen, " (Mann-Whitney U p %.2g, Hodges-Lehmann 95 %% CI)", m->p);
+		break;
+	case COMPARE_BY_RUNS:
+		snprintf(head, hlen, "by %zu vs %zu runs' %s", m->na, m->nb,
+			 compare_stat_name[m->stat]);
 		snprintf(paren, plen, " (Mann-Whitney U p %.2g, Hodges-Lehmann 95 %% CI)", m->p);
 		break;
 	case COMPARE_BY_ORDER:
-		snprintf(head, hlen, "by 95 %% order-statistic intervals of p99");
+		snprintf(head, hlen, "by 95 %% order-statistic intervals of %s",
+			 compare_stat_name[m->stat]);
 		snprintf(paren, plen, " (%zu vs %zu samples)", m->na, m->nb);
 		break;
 	default:
@@ -238,32 +281,58 @@ static void causes_print(struct wrap *wr, const struct compare_match *m)
 	wrap_end(wr);
 }
 
+/* One judged statistic: "  max: worse, shift +50.0 us (+37.9 .. +62.1)",
+ * then how (and a note) on lines of their own. */
+static void judgement_print(struct wrap *wr, const struct compare_judgement *j)
+{
+	char sh[64], ci[96], how[96], paren[96], part[160];
+
+	shift_parts(sh, sizeof(sh), ci, sizeof(ci), j);
+	method_text(how, sizeof(how), paren, sizeof(paren), j);
+	wr->indent = 6;
+	if (j->asked != j->stat)
+		snprintf(part, sizeof(part), "  %s (for %s): ", compare_stat_name[j->stat],
+			 compare_stat_name[j->asked]);
+	else
+		snprintf(part, sizeof(part), "  %s: ", compare_stat_name[j->stat]);
+	wrap_part(wr, part, NULL);
+	wrap_part(wr, compare_verdict_name[j->verdict], verdict_color(j->verdict));
+	if (j->verdict != COMPARE_UNTESTED) {
+		snprintf(part, sizeof(part), ", shift %s", sh);
+		wrap_part(wr, part, NULL);
+		wrap_part(wr, ci, NULL);
+	}
+	wrap_end(wr);
+	if (j->method != COMPARE_BY_NOTHING) {
+		snprintf(part, sizeof(part), "    %s", how);
+		wrap_part(wr, part, NULL);
+		wrap_part(wr, paren, NULL);
+		wrap_end(wr);
+	}
+	if (j->note[0]) {
+		wrap_part(wr, "    note: ", NULL);
+		wrap_clauses(wr, j->note);
+		wrap_end(wr);
+	}
+}
+
 static void match_print(FILE *out, bool color, const struct compare_match *m)
 {
-	char w[96], sh[64], ci[96], how[96], paren[96], part[128], pct[32];
+	char w[96], part[160], pct[32];
 	struct wrap wr = { out, color, 0, 4 };
 
 	compare_where(w, sizeof(w), m);
-	shift_parts(sh, sizeof(sh), ci, sizeof(ci), m);
-	method_text(how, sizeof(how), paren, sizeof(paren), m);
 	fputc('\n', out);
 	snprintf(part, sizeof(part), "%s: ", w);
 	wrap_part(&wr, part, NULL);
 	wrap_part(&wr, compare_verdict_name[m->verdict], verdict_color(m->verdict));
-	if (m->verdict != COMPARE_UNTESTED) {
-		snprintf(part, sizeof(part), ", shift %s", sh);
-		wrap_part(&wr, part, NULL);
-		wrap_part(&wr, ci, NULL);
-	}
+	wrap_part(&wr, ": ", NULL);
+	wrap_clauses(&wr, m->reason);
 	wrap_end(&wr);
-	/* An untested verdict has no method; the note says why. */
-	if (m->method != COMPARE_BY_NOTHING) {
-		snprintf(part, sizeof(part), "  %s", how);
-		wrap_part(&wr, part, NULL);
-		wrap_part(&wr, paren, NULL);
-		wrap_end(&wr);
-	}
-	if (m->note[0]) {
+	for (size_t i = 0; i < m->nj; i++)
+		judgement_print(&wr, &m->j[i]);
+	wr.indent = 4;
+	if (m->note[0] && m->method != COMPARE_BY_NOTHING) {
 		wrap_part(&wr, "  note: ", NULL);
 		wrap_clauses(&wr, m->note);
 		wrap_end(&wr);
@@ -289,24 +358,32 @@ static void limits_print(FILE *out, bool color, const struct comparison *c,
 			 const struct compare_limit *l, size_t nl)
 {
 	for (size_t i = 0; i < nl; i++) {
-		unsigned broken = 0, unchecked = 0;
+		unsigned broken = 0, unchecked = 0, no_evidence = 0;
+		const char *opt = l[i].raw ? "--fail-if-raw" : "--fail-if";
 		for (size_t k = 0; k < c->n; k++) {
-			bool ok;
+			bool ok, ev;
 			char w[96];
-			if (!compare_limit_broken(&l[i], &c->m[k], &ok)) {
+			if (!compare_limit_broken(&l[i], &c->m[k], &ok, &ev)) {
 				unchecked += !ok;
+				no_evidence += ok && !ev;
 				continue;
 			}
 			const struct compare_value *v = &c->m[k].v[l[i].stat];
+			const struct compare_judgement *j = compare_judged(&c->m[k], l[i].stat);
 			compare_where(w, sizeof(w), &c->m[k]);
 			if (!broken++) {
-				fprintf(out, "\n--fail-if %s: ", l[i].text);
+				fprintf(out, "\n%s %s: ", opt, l[i].text);
 				sgr(out, color, SGR_BOLD ";" SGR_RED);
 				fputs("BROKEN", out);
 				sgr_off(out, color, SGR_RED);
 				fputc('\n', out);
 			}
-			if (l[i].relative)
+			if (!l[i].raw && j)
+				fprintf(out,
+					"  %s: shift %+.1f us, 95 %% CI %+.1f .. %+.1f beyond it\n",
+					w, j->shift_ns / 1000.0, j->lo_ns / 1000.0,
+					j->hi_ns / 1000.0);
+			else if (l[i].relative)
 				fprintf(out, "  %s: %+.1f %%\n", w, v->change_pct);
 			else if (is_latency(l[i].stat))
 				fprintf(out, "  %s: %+.1f us\n", w,
@@ -315,15 +392,21 @@ static void limits_print(FILE *out, bool color, const struct comparison *c,
 				fprintf(out, "  %s: %+.0f\n", w, (double)v->b - (double)v->a);
 		}
 		if (!broken) {
-			fprintf(out, "\n--fail-if %s: ", l[i].text);
+			fprintf(out, "\n%s %s: ", opt, l[i].text);
 			sgr(out, color, SGR_GREEN);
 			fprintf(out, "holds for all %zu matched results", c->n - unchecked);
 			sgr_off(out, color, SGR_GREEN);
 		}
 		if (unchecked)
-			fprintf(out, "%s(%u without %s on both sides not checked)\n",
+			fprintf(out, "%s(%u without %s on both sides not checked)",
 				broken ? "  " : " ", unchecked, compare_stat_name[l[i].stat]);
-		else if (!broken)
+		if (no_evidence)
+			fprintf(out,
+				"%s(%u without a test of %s: no evidence either way; "
+				"--fail-if-raw compares the plain values)",
+				broken || unchecked ? "  " : " ", no_evidence,
+				compare_stat_name[l[i].stat]);
+		if (unchecked || no_evidence || !broken)
 			fputc('\n', out);
 	}
 }
@@ -345,22 +428,203 @@ static void difference_print(FILE *out, const char *what, const char *a, const c
 		(int)strlen(b) > room ? "..." : "");
 }
 
+/* The header: A and B, or for ab the one report and its arms by their
+ * tweaks, identical files collapsed to one line. */
+static void header_print(FILE *out, bool color, const struct comparison *c)
+{
+	if (!c->ab) {
+		side(out, color, "A", c->path_a, c->a);
+		more_runs(out, c->paths_a, c->nruns_a);
+		side(out, color, "B", c->path_b, c->b);
+		more_runs(out, c->paths_b, c->nruns_b);
+		return;
+	}
+	side(out, color, "ab", c->path_a, c->a);
+	sgr(out, color, SGR_BOLD);
+	fputs("A:", out);
+	sgr_off(out, color, SGR_BOLD);
+	fputs(" the tweaked files as found (baseline)\n", out);
+	sgr(out, color, SGR_BOLD);
+	fputs("B:", out);
+	sgr_off(out, color, SGR_BOLD);
+	if (!c->ntweak_lines)
+		fputs(" no tweaks\n", out);
+	else if (c->ntweak_lines == 1)
+		fputc(' ', out);
+	else
+		fputc('\n', out);
+	for (size_t i = 0; i < c->ntweak_lines && i < 20; i++) {
+		char *e = esc_dup(c->tweak_lines[i]);
+		fprintf(out, "%s%.*s\n", c->ntweak_lines == 1 ? "" : "  ", TEXT_COLS - 5,
+			e ? e : "?");
+		free(e);
+	}
+	if (c->ntweak_lines > 20)
+		fprintf(out, "  ... and %zu more (--json lists all)\n", c->ntweak_lines - 20);
+}
+
+static void drift_print(FILE *out, bool color, const struct comparison *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const struct compare_match *m = &c->m[i];
+		/* one line per arm, its first trending statistic (--json has all) */
+		for (size_t k = 0; k < m->ndrift; k++) {
+			const struct compare_drift *d = &m->drift[k];
+			bool shown = false;
+			for (size_t q = 0; q < k; q++)
+				shown |= m->drift[q].arm == d->arm;
+			if (shown)
+				continue;
+			struct wrap wr = { out, color, 0, 4 };
+			char w[96], part[200];
+			compare_where(w, sizeof(w), m);
+			wrap_part(&wr, "drift: ", SGR_YELLOW);
+			snprintf(part, sizeof(part), "%s: ", w);
+			wrap_part(&wr, part, NULL);
+			snprintf(part, sizeof(part),
+				 "%c rounds %s %.1f -> %.1f us, rho %.2f, p %.2g: the verdict may "
+				 "reflect drift, rerun with more rounds",
+				 d->arm, compare_stat_name[d->stat], d->first_ns / 1000.0,
+				 d->last_ns / 1000.0, d->rho, d->p);
+			wrap_clauses(&wr, part);
+			wrap_end(&wr);
+		}
+	}
+}
+
+/* One row per match: result, verdict, method, then why, wrapped under
+ * itself (or on the next line when the columns leave no room). */
+static void verdict_table(FILE *out, bool color, const struct comparison *c)
+{
+	int ww = (int)strlen("result"), vw = (int)strlen("verdict"), mw = (int)strlen("method");
+	char part[300];
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		char w[96];
+		compare_where(w, sizeof(w), &c->m[i]);
+		if ((int)strlen(w) > ww)
+			ww = (int)strlen(w);
+		if ((int)strlen(compare_verdict_name[c->m[i].verdict]) > vw)
+			vw = (int)strlen(compare_verdict_name[c->m[i].verdict]);
+		if ((int)strlen(compare_method_name[c->m[i].method]) > mw)
+			mw = (int)strlen(compare_method_name[c->m[i].method]);
+	}
+	int why = ww + 2 + vw + 2 + mw + 2;
+	if (why > 48)
+		why = 4;
+	fputc('\n', out);
+	sgr(out, color, SGR_BOLD);
+	fprintf(out, "verdict on %s", c->opts.on_text);
+	sgr_off(out, color, SGR_BOLD);
+	if (c->opts.min_effect_ns > 0 || c->opts.min_effect_pct > 0)
+		fprintf(out, ", min effect %.1f us or %.0f %%\n", c->opts.min_effect_ns / 1000.0,
+			c->opts.min_effect_pct);
+	else
+		fputs(", no min effect\n", out);
+	sgr(out, color, SGR_BOLD);
+	fprintf(out, "%-*s  %-*s  %-*s  %s", ww, "result", vw, "verdict", mw, "method", "why");
+	sgr_off(out, color, SGR_BOLD);
+	fputc('\n', out);
+	for (i = 0; i < c->n; i++) {
+		const struct compare_match *m = &c->m[i];
+		struct wrap wr = { out, color, 0, why };
+		char w[96];
+		compare_where(w, sizeof(w), m);
+		fprintf(out, "%-*s  ", ww, w);
+		sgr(out, color, verdict_color(m->verdict));
+		fprintf(out, "%-*s", vw, compare_verdict_name[m->verdict]);
+		sgr_off(out, color, verdict_color(m->verdict));
+		fprintf(out, "  %-*s  ", mw, compare_method_name[m->method]);
+		wr.col = ww + 2 + vw + 2 + mw + 2;
+		snprintf(part, sizeof(part), "%s", m->reason);
+		wrap_clauses(&wr, part);
+		wrap_end(&wr);
+	}
+}
+
+/* A line of the checks block cut to 80 columns, "..." at the cut (whole UTF-8 characters). */
+static void check_line_put(FILE *out, char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > 80) {
+		n = 77;
+		while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+		snprintf(s + n, 4, "...");
+	}
+	fputs(s, out);
+	fputc('\n', out);
+}
+
+/* The checks whose status changed, one line each: id, status A -> B, observed A -> B. */
+static void checks_print(FILE *out, const struct comparison *c)
+{
+	char line[1400], e[5][256];
+
+	if (c->ab)
+		return; /* one run, one set of checks */
+	if (!c->checks_compared) {
+		/* Neither side has checks (both from before them, cyclictest files): nothing to
+		 * say, the output stays as it was. */
+		if (c->a->checks || c->b->checks)
+			fprintf(
+			    out,
+			    "\nchecks: not compared (%s has no checks: a report from before them)\n",
+			    c->a->checks ? "B" : "A");
+		return;
+	}
+	if (!c->nchecks) {
+		fprintf(out, "\nchecks: no status changed (%zu in A, %zu in B)\n",
+			json_array_size(c->a->checks), json_array_size(c->b->checks));
+		return;
+	}
+	fprintf(out, "\nchecks: %zu changed status (status A -> B: observed A -> B)\n", c->nchecks);
+	for (size_t i = 0; i < c->nchecks; i++) {
+		const struct compare_check *k = &c->checks[i];
+		util_escape(k->id ? k->id : "?", e[0], sizeof(e[0]));
+		if (!k->status_a || !k->status_b) {
+			const char *st = k->status_a ? k->status_a : k->status_b;
+			const char *ob = k->status_a ? k->observed_a : k->observed_b;
+			snprintf(line, sizeof(line), "  %-20s only in %s: %s: %s", e[0],
+				 k->status_a ? "A" : "B", util_escape(st, e[1], sizeof(e[1])),
+				 util_escape(ob ? ob : "", e[2], sizeof(e[2])));
+		} else {
+			snprintf(
+			    line, sizeof(line), "  %-20s %s -> %s: %s -> %s", e[0],
+			    util_escape(k->status_a, e[1], sizeof(e[1])),
+			    util_escape(k->status_b, e[2], sizeof(e[2])),
+			    util_escape(k->observed_a ? k->observed_a : "", e[3], sizeof(e[3])),
+			    util_escape(k->observed_b ? k->observed_b : "", e[4], sizeof(e[4])));
+		}
+		check_line_put(out, line);
+	}
+}
+
 void compare_print(const struct comparison *c, const struct compare_limit *limits, size_t nlimits,
-		   FILE *out, bool color)
+		   FILE *out, bool color, bool brief)
 {
 	size_t n = json_array_size(c->differences), i;
-	int ww = (int)strlen("result"), vw = (int)strlen("verdict");
 	json_t *d;
 
-	side(out, color, "A", c->path_a, c->a);
-	side(out, color, "B", c->path_b, c->b);
+	header_print(out, color, c);
 	for (i = 0; i < c->nwarnings; i++) {
-		fputs("warning: ", out);
-		sgr(out, color, SGR_YELLOW);
-		util_fputs_escaped(c->warnings[i], out);
-		sgr_off(out, color, SGR_YELLOW);
-		fputc('\n', out);
+		struct wrap wr = { out, color, 0, 4 };
+		char *e = esc_dup(c->warnings[i]);
+		wrap_part(&wr, "warning: ", NULL);
+		wrap_clauses_sgr(&wr, e ? e : "?", SGR_YELLOW);
+		wrap_end(&wr);
+		free(e);
 	}
+	verdict_table(out, color, c);
+	drift_print(out, color, c);
+	limits_print(out, color, c, limits, nlimits);
+	if (brief)
+		return;
+	checks_print(out, c);
+
+	fputs("\nstatistics (B - A; the shift is of the unit the method names)\n", out);
 	for (i = 0; i < c->n; i++)
 		match_print(out, color, &c->m[i]);
 	for (i = 0; i < c->nonly_a; i++) {
@@ -374,6 +638,12 @@ void compare_print(const struct comparison *c, const struct compare_limit *limit
 	if (c->nonly_a || c->nonly_b)
 		fputc('\n', out);
 
+	if (c->ab) {
+		/* the tweaks are the difference, and the header listed them */
+		fprintf(out, "\nwhat differs: the %zu tweaked file%s (above; --json lists each)\n",
+			n, n == 1 ? "" : "s");
+		return;
+	}
 	fprintf(out, "\nwhat differs (%zu):\n", n);
 	json_array_foreach (c->differences, i, d) {
 		if (i == 40) {
@@ -395,30 +665,4 @@ void compare_print(const struct comparison *c, const struct compare_limit *limit
 	}
 	if (!n)
 		fprintf(out, "  nothing in the system snapshots or configurations\n");
-
-	/* The verdicts once more, one line each, for reading at a glance. */
-	for (i = 0; i < c->n; i++) {
-		char w[96];
-		compare_where(w, sizeof(w), &c->m[i]);
-		if ((int)strlen(w) > ww)
-			ww = (int)strlen(w);
-		if ((int)strlen(compare_verdict_name[c->m[i].verdict]) > vw)
-			vw = (int)strlen(compare_verdict_name[c->m[i].verdict]);
-	}
-	fputc('\n', out);
-	sgr(out, color, SGR_BOLD);
-	fprintf(out, "%-*s  %-*s  %s", ww, "result", vw, "verdict", "shift (95 % CI)");
-	sgr_off(out, color, SGR_BOLD);
-	fputc('\n', out);
-	for (i = 0; i < c->n; i++) {
-		char w[96], sh[64], ci[96];
-		compare_where(w, sizeof(w), &c->m[i]);
-		shift_parts(sh, sizeof(sh), ci, sizeof(ci), &c->m[i]);
-		fprintf(out, "%-*s  ", ww, w);
-		sgr(out, color, verdict_color(c->m[i].verdict));
-		fprintf(out, "%-*s", vw, compare_verdict_name[c->m[i].verdict]);
-		sgr_off(out, color, verdict_color(c->m[i].verdict));
-		fprintf(out, "  %s%s\n", sh, ci);
-	}
-	limits_print(out, color, c, limits, nlimits);
 }

@@ -673,6 +673,7 @@ static json_t *config_of(const struct ct *ct, const char *cmdline)
 static int header(struct ct *ct, json_t *root, const char *version, const char *cmdline)
 {
 	struct report *r = ct->r;
+	const char *slash;
 	time_t start, end;
 	bool timed;
 	int rc;
@@ -684,6 +685,13 @@ static int header(struct ct *ct, json_t *root, const char *version, const char *
 	cyclictest_cmdline_parse(&ct->cmd, r->argv, r->argc, ct->n);
 	if (!cmdline) {
 		snprintf(ct->cmd.why, sizeof(ct->cmd.why), "the file has no cmdline");
+		ct->cmd.parsed = false;
+	} else if (r->argc && (!strcmp(r->argv[0], "rtsoak") ||
+			       ((slash = strrchr(r->argv[0], '/')) && !strcmp(slash, "/rtsoak")))) {
+		/* rtsoak report --rt-tests-json writes the run's own command line: read as
+		 * cyclictest's options, --duration 2s would be -D and --cpus unknown. */
+		snprintf(ct->cmd.why, sizeof(ct->cmd.why),
+			 "an rtsoak command line, from rtsoak report --rt-tests-json");
 		ct->cmd.parsed = false;
 	}
 	/* cyclictest has no partial state: a file is written once, at the end. */

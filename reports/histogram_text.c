@@ -70,29 +70,36 @@ static int by_cpu(const void *a, const void *b)
 	return (x->res->cpu > y->res->cpu) - (x->res->cpu < y->res->cpu);
 }
 
-static void put(struct hist_text *h, struct hist_col *c, uint64_t ns, uint64_t n)
+/* The rows of one result being filled (histogram_text_rows). */
+struct rows {
+	uint64_t *row;
+	size_t n;
+	uint64_t *total, *overflow;
+};
+
+static void put(struct rows *o, uint64_t ns, uint64_t n)
 {
 	uint64_t row = ns / 1000;
 
-	if (row < h->nrows) {
-		c->rows[row] += n;
-		c->total += n;
+	if (row < o->n) {
+		o->row[row] += n;
+		*o->total += n;
 	} else {
-		c->overflow += n;
+		*o->overflow += n;
 	}
 }
 
 /* One exactly known sample: out of its bucket, onto its own row.  A sample
  * its bucket does not hold (a hand-edited report) is left out, so that the
  * rows always add up to the histogram. */
-static void put_exact(struct hist_text *h, struct hist_col *c, uint64_t *left, uint64_t ns)
+static void put_exact(struct rows *o, uint64_t *left, uint64_t ns)
 {
 	unsigned i = histogram_index(ns);
 
 	if (!left[i])
 		return;
 	left[i]--;
-	put(h, c, ns, 1);
+	put(o, ns, 1);
 }
 
 /* Does the result know its largest samples (a cyclictest file does not)? */
@@ -101,9 +108,10 @@ static bool topped(const struct report_result *res)
 	return res->ntop && !(res->unknown & REPORT_UNKNOWN_MAX_AT);
 }
 
-static int fill_col(struct hist_text *h, struct hist_col *c)
+int histogram_text_rows(const struct report_result *res, uint64_t *rows, size_t nrows,
+			uint64_t *total, uint64_t *overflow)
 {
-	const struct report_result *res = c->res;
+	struct rows o = { rows, nrows, total, overflow };
 	uint64_t *left;
 
 	if (!res->count || !res->hist)
@@ -116,14 +124,14 @@ static int fill_col(struct hist_text *h, struct hist_col *c)
 		left[res->hist->e[k].index] = res->hist->e[k].count;
 	if (topped(res)) {
 		for (unsigned k = 0; k < res->ntop; k++)
-			put_exact(h, c, left, res->top[k].latency_ns);
+			put_exact(&o, left, res->top[k].latency_ns);
 	} else {
-		put_exact(h, c, left, res->max);
+		put_exact(&o, left, res->max);
 	}
 	/* The min is a sample of its own unless the top list (or the max) is
 	 * every sample there is. */
 	if (res->count > (topped(res) ? res->ntop : 1))
-		put_exact(h, c, left, res->min);
+		put_exact(&o, left, res->min);
 	for (unsigned i = 0; i < HISTOGRAM_BUCKETS; i++) {
 		uint64_t lo, mid;
 		if (!left[i])
@@ -136,7 +144,7 @@ static int fill_col(struct hist_text *h, struct hist_col *c)
 			mid = res->min;
 		if (mid > res->max)
 			mid = res->max;
-		put(h, c, mid, left[i]);
+		put(&o, mid, left[i]);
 	}
 	free(left);
 	return 0;
@@ -202,7 +210,8 @@ static int hist_text_build(struct hist_text *h, const struct report *r)
 			hist_text_free(h);
 			return -ENOMEM;
 		}
-		if ((rc = fill_col(h, c)) < 0) {
+		if ((rc = histogram_text_rows(c->res, c->rows, h->nrows, &c->total, &c->overflow)) <
+		    0) {
 			hist_text_free(h);
 			return rc;
 		}
@@ -294,7 +303,8 @@ static int hist_text_fill(FILE *f, void *arg)
 	      " 0.26 us of them below 131 us, within 0.4 % above\n",
 	      f);
 	fputc('\n', f);
-	return ferror(f) ? -EIO : 0;
+	/* the failed write's errno (ENOSPC on a full device), EIO if it left none */
+	return ferror(f) ? (errno ? -errno : -EIO) : 0;
 }
 
 int report_histogram_text_write(const struct report *r, const char *path)

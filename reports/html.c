@@ -709,8 +709,26 @@ static void put_worst(struct html_page *pg)
 
 /* --------------------------------------------------------------- ab -- */
 
+/* The lead judgement of a match for the ab table: /2 stores one per
+ * statistic ("judged"), the first the verdict was on; /1 kept the one
+ * shift at the match itself. */
+static const char *ab_str(json_t *o, const char *key, const char *def)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	return v ? v : def;
+}
+
+static json_t *ab_lead(json_t *m)
+{
+	json_t *j = json_array_get(json_object_get(m, "judged"), 0);
+
+	return j ? j : m;
+}
+
 /* rtsoak ab: the verdicts of arm B against arm A as compare.c stored them
- * (rtsoak-compare/1 in the report), above the per-phase detail. */
+ * (rtsoak-compare/2 in the report, /1 in older ones), at the top of the
+ * page: the answer before the detail. */
 static void put_ab(struct html_page *pg)
 {
 	json_t *cmp = json_object_get(pg->r->ab, "comparison"), *m, *t;
@@ -723,21 +741,31 @@ static void put_ab(struct html_page *pg)
 	      "arm A, by the rounds (",
 	      f);
 	html_json(pg, json_object_get(pg->r->ab, "order"), 1);
-	fputs("). B sets:", f);
+	fputs("); verdict on ", f);
+	html_esc(pg, ab_str(pg->r->ab, "statistic", "p99"));
+	fputs(". B sets:", f);
 	json_array_foreach (pg->r->tweaks, i, t) {
+		if (i == 20) {
+			fprintf(f, " and %zu more", json_array_size(pg->r->tweaks) - i);
+			break;
+		}
 		fputs(i ? ", " : " ", f);
 		html_esc(pg, html_jstr(t, "path", NULL));
 		fputs(" = ", f);
 		html_json(pg, json_object_get(t, "value"), 1);
 	}
 	fputs(".</p>\n<table id=\"ab-table\"><thead><tr><th class=\"l\">probe</th>"
-	      "<th class=\"l\">CPU</th><th class=\"l\">verdict</th><th>shift of B (95 % CI)</th>"
-	      "<th>p</th><th class=\"l\">method</th></tr></thead><tbody>\n",
+	      "<th class=\"l\">CPU</th><th class=\"l\">verdict (B vs A)</th><th class=\"l\">why"
+	      "</th><th>shift of B (95 % CI)</th><th>p</th><th class=\"l\">method</th></tr>"
+	      "</thead><tbody>\n",
 	      f);
 	json_array_foreach (json_object_get(cmp, "matches"), i, m) {
-		json_t *sh = json_object_get(m, "shift_ns"), *lo = json_object_get(m, "ci_low_ns");
-		json_t *hi = json_object_get(m, "ci_high_ns"), *p = json_object_get(m, "p");
+		json_t *lead = ab_lead(m), *d;
+		json_t *sh = json_object_get(lead, "shift_ns"),
+		       *lo = json_object_get(lead, "ci_low_ns");
+		json_t *hi = json_object_get(lead, "ci_high_ns"), *p = json_object_get(lead, "p");
 		const char *v = html_jstr(m, "verdict", NULL);
+		size_t k;
 		fputs("<tr><td class=\"l\">", f);
 		html_esc(pg, html_jstr(m, "probe", NULL));
 		fputs("</td><td class=\"l\">", f);
@@ -748,7 +776,24 @@ static void put_ab(struct html_page *pg)
 			: !strcmp(v, "better") ? " better"
 					       : "");
 		html_esc(pg, v);
+		fputs("</td><td class=\"l\">", f);
+		html_esc(pg, ab_str(m, "reason", ""));
+		json_array_foreach (json_object_get(m, "drift"), k, d) {
+			fputs("<br><span class=\"warning\">drift: ", f);
+			html_esc(pg, ab_str(d, "arm", "?"));
+			fputs(" rounds ", f);
+			html_esc(pg, ab_str(d, "statistic", "?"));
+			fprintf(f, " %.1f → %.1f µs, rho %.2f, p %.2g</span>",
+				json_number_value(json_object_get(d, "first_ns")) / 1000,
+				json_number_value(json_object_get(d, "last_ns")) / 1000,
+				json_number_value(json_object_get(d, "rho")),
+				json_number_value(json_object_get(d, "p")));
+		}
 		fputs("</td><td class=\"nw\">", f);
+		if (lead != m) {
+			html_esc(pg, ab_str(lead, "statistic", "?"));
+			fputc(' ', f);
+		}
 		if (json_is_number(sh) && json_is_number(lo) && json_is_number(hi))
 			fprintf(f, "%+.1f µs (%+.1f … %+.1f)", json_number_value(sh) / 1000,
 				json_number_value(lo) / 1000, json_number_value(hi) / 1000);
@@ -961,13 +1006,25 @@ static int put_page(struct html_page *pg)
 
 	snprintf(title, sizeof(title), "%s report %s (%s)", r->tool_name ? r->tool_name : "rtsoak",
 		 r->start, report_status_name(r->status));
-	svg_page_begin_css(f, title, r->attribution ? html_why_css : NULL);
+	/* Each section's rules only on the pages that have it: older pages stay byte for byte. */
+	char *css = NULL;
+	if (r->attribution || r->checks) {
+		size_t n = strlen(html_why_css) + strlen(html_checks_css) + 1;
+		if (!(css = malloc(n)))
+			return -ENOMEM;
+		snprintf(css, n, "%s%s", r->attribution ? html_why_css : "",
+			 r->checks ? html_checks_css : "");
+	}
+	svg_page_begin_css(f, title, css);
+	free(css);
 	put_banner(pg);
 	put_headline(pg);
+	put_ab(pg); /* an ab report: the verdicts above everything else */
 	put_meta(pg);
-	fputs("<nav><a href=\"#summary\">Summary</a><a href=\"#histograms\">Histograms</a>"
-	      "<a href=\"#exceedance\">Exceedance</a>",
-	      f);
+	fputs("<nav><a href=\"#summary\">Summary</a>", f);
+	if (r->checks)
+		fputs("<a href=\"#checks\">Checks</a>", f);
+	fputs("<a href=\"#histograms\">Histograms</a><a href=\"#exceedance\">Exceedance</a>", f);
 	if (r->nseries)
 		fputs("<a href=\"#timeseries\">Over time</a>", f);
 	if (r->attribution)
@@ -978,7 +1035,7 @@ static int put_page(struct html_page *pg)
 		fputs("<a href=\"#ab\">A/B verdicts</a>", f);
 	fputs("<a href=\"#details\">Details</a></nav>\n", f);
 	put_summary(pg);
-	put_ab(pg);
+	html_checks_put(pg); /* what is wrong with the machine, before the plots it may explain */
 	if ((rc = put_distributions(pg)) || (rc = html_series_put(pg)))
 		return rc;
 	html_why_put(pg);

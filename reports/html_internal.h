@@ -61,6 +61,11 @@ int html_series_put(struct html_page *pg);
  * on pages that have the section. */
 void html_why_put(struct html_page *pg);
 extern const char html_why_css[];
+/* "Tuning checks": the report's checks that did not pass as a table, and a count line with the
+ * passes (html_checks.c); nothing for a report without checks.  html_checks_css: its rules, on
+ * pages that have the section. */
+void html_checks_put(struct html_page *pg);
+extern const char html_checks_css[];
 /* "Details": warnings, system snapshot, loads, phases, tweaks, probe
  * counters, ab rounds and the run configuration, folded (html_details.c). */
 void html_details_put(struct html_page *pg);

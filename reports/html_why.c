@@ -8,7 +8,10 @@
  * orange, IRQs red, vectors violet, NMIs pink, idle exits green, silent
  * gaps grey), the lightness tells causes of one kind apart.  Then the worst
  * spikes: when, how late, the split (IRQ latency, thread latency, return to
- * user) as a strip in proportion to the latency, the verdict and what ran.
+ * user) as a strip in proportion to the latency, the timeline (what held
+ * the CPU when, from the deadline at the left to the wake-up at the right,
+ * coloured by kind; the hatched gaps are the probe's own time), the verdict
+ * and what ran.
  *
  * The plot states its scale like every other (data-x-scale: share 0..1
  * over the plot area; data-y-scale: rows), and each segment carries its
@@ -40,7 +43,12 @@ const char html_why_css[] =
     "border:1px solid var(--frame)}.split i{display:block;height:100%}\n"
     ".split .irq{background:hsl(45,90%,50%)}.split .thr{background:hsl(185,60%,38%)}"
     ".split .usr{background:hsl(300,35%,55%)}\n"
-    "td.why{text-align:left;max-width:28em}\n";
+    "td.why{text-align:left;max-width:28em}\n"
+    ".tl{position:relative;display:inline-block;width:14em;height:.9em;vertical-align:middle;"
+    "background:repeating-linear-gradient(45deg,var(--grid) 0 3px,transparent 3px 6px);"
+    "border:1px solid var(--frame)}\n"
+    ".tl i{position:absolute;top:0;bottom:0;min-width:1px;"
+    "background:hsl(var(--h),var(--cs),var(--cl))}\n";
 
 /* A string of the section, "" where it has none: json_read.c checked
  * every file's, but a run's own section is not read back first. */
@@ -276,6 +284,58 @@ static void put_split(struct html_page *pg, json_t *t)
 	fputs("</span>", f);
 }
 
+/* The timeline strip: each segment positioned in time, coloured by its
+ * contributor's kind, lightness by its rank among the contributors. */
+static void put_timeline(struct html_page *pg, json_t *t)
+{
+	json_t *tl = json_object_get(t, "timeline"), *g;
+	json_t *cs = json_object_get(t, "contributors");
+	double lat = (double)json_integer_value(json_object_get(t, "latency_ns"));
+	FILE *f = pg->f;
+	size_t i;
+
+	if (!json_is_array(tl) || !(lat > 0)) {
+		fputs("<span class=\"muted\">–</span>", f);
+		return;
+	}
+	fprintf(f, "<span class=\"tl\" data-latency-ns=\"%" JSON_INTEGER_FORMAT "\">",
+		json_integer_value(json_object_get(t, "latency_ns")));
+	json_array_foreach (tl, i, g) {
+		json_int_t off = json_integer_value(json_array_get(g, 0));
+		json_int_t ns = json_integer_value(json_array_get(g, 1));
+		json_t *ix = json_array_get(g, 2);
+		json_t *c =
+		    json_is_integer(ix) ? json_array_get(cs, (size_t)json_integer_value(ix)) : NULL;
+		const char *kind = c ? str(c, "kind") : "other";
+		char key[300], a[32], d[32];
+		int hue, sat;
+
+		snprintf(key, sizeof(key), "%s:%s", kind, c ? str(c, "name") : "");
+		kind_colour(key, &hue, &sat);
+		fprintf(f,
+			"<i data-off-ns=\"%" JSON_INTEGER_FORMAT
+			"\" data-ns=\"%" JSON_INTEGER_FORMAT "\" data-kind=\"",
+			off, ns);
+		html_esc(pg, kind);
+		fprintf(f,
+			"\" style=\"left:%.2f%%;width:%.2f%%;--h:%d;--cs:%d%%;--cl:%d%%\" title=\"",
+			100.0 * (double)off / lat, 100.0 * (double)ns / lat, hue, sat,
+			42 + (int)(json_is_integer(ix) ? json_integer_value(ix) % 4 : 3) * 12);
+		svg_latency(a, sizeof(a), (uint64_t)off);
+		svg_latency(d, sizeof(d), (uint64_t)ns);
+		fprintf(f, "+%s for %s: ", a, d);
+		html_esc(pg, kind);
+		if (c && *str(c, "name")) {
+			fputc(' ', f);
+			html_esc(pg, str(c, "name"));
+		}
+		fputs("\"></i>", f);
+	}
+	fputs("</span>", f);
+	if (json_is_true(json_object_get(t, "timeline_truncated")))
+		fputs(" <span class=\"muted\" title=\"more stretches than kept\">…</span>", f);
+}
+
 struct why_top {
 	json_t *t;
 	int cpu;
@@ -325,7 +385,8 @@ static void put_top(struct html_page *pg, const char *probe)
 	fputs("<table class=\"why-top\" data-probe=\"", f);
 	html_esc(pg, probe);
 	fputs("\"><thead><tr><th>at</th><th class=\"l\">CPU</th><th>latency</th>"
-	      "<th class=\"l\">split: IRQ · thread · user</th><th class=\"l\">verdict</th>"
+	      "<th class=\"l\">split: IRQ · thread · user</th>"
+	      "<th class=\"l\">timeline: deadline → wake-up</th><th class=\"l\">verdict</th>"
 	      "<th class=\"l\">contributors</th></tr></thead><tbody>\n",
 	      f);
 	for (size_t j = 0; j < n && j < WHY_TOP; j++) {
@@ -341,6 +402,8 @@ static void put_top(struct html_page *pg, const char *probe)
 		html_lat(pg, (uint64_t)json_integer_value(json_object_get(t, "latency_ns")));
 		fputs("</td><td class=\"l nw\">", f);
 		put_split(pg, t);
+		fputs("</td><td class=\"l nw\">", f);
+		put_timeline(pg, t);
 		fputs("</td><td class=\"why\">", f);
 		html_esc(pg, str(t, "verdict"));
 		fputs("</td><td class=\"why\">", f);

@@ -359,6 +359,8 @@ static int read_result(struct rd *rd, struct report *r, json_t *o, bool aggregat
 		return -ENOMEM;
 	if ((rc = get_u64(rd, o, "count", where, false, &res->count, NULL)) ||
 	    (rc = get_u64(rd, o, "missed", where, false, &res->missed, NULL)) ||
+	    (rc = get_u64(rd, o, "discarded", where, true, &res->discarded,
+			  &res->discarded_known)) ||
 	    (rc = get_u64(rd, o, "max_ns", where, true, &res->max, &has)))
 		return rc;
 	if (has != (res->count > 0))
@@ -602,6 +604,44 @@ static int read_series(struct rd *rd, struct report *r, json_t *root)
 	return rc;
 }
 
+/* ----------------------------------------------------------- checks -- */
+
+/* Optional (reports before issue 16 have none): an array of objects whose string members the
+ * views print; kept as read, so a round trip writes it back unchanged. */
+static int read_checks(struct rd *rd, struct report *r, json_t *root)
+{
+	static const char *const keys[] = { "id",     "status", "cpus",	     "observed", "expected",
+					    "source", "why",	"reference", "fix" };
+	json_t *cs = json_object_get(root, "checks"), *c;
+	char where[64];
+	size_t i;
+
+	if (!cs)
+		return 0;
+	if (!json_is_array(cs))
+		return fail(rd, "checks", "is not an array");
+	if (json_array_size(cs) > REPORT_CHECKS_MAX)
+		return fail(rd, "checks", "more than the limit of 1024 entries");
+	json_array_foreach (cs, i, c) {
+		snprintf(where, sizeof(where), "checks[%zu]", i);
+		if (!json_is_object(c))
+			return fail(rd, where, "is not an object");
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (!json_is_string(json_object_get(c, keys[k]))) {
+				snprintf(where, sizeof(where), "checks[%zu].%s", i, keys[k]);
+				return fail(rd, where, "missing or not a string");
+			}
+		const char *st = json_string_value(json_object_get(c, "status"));
+		if (strcmp(st, "pass") && strcmp(st, "info") && strcmp(st, "warn") &&
+		    strcmp(st, "fail") && strcmp(st, "unknown")) {
+			snprintf(where, sizeof(where), "checks[%zu].status", i);
+			return fail(rd, where, "is not pass, info, warn, fail or unknown");
+		}
+	}
+	r->checks = json_incref(cs);
+	return 0;
+}
+
 /* ------------------------------------------------------ attribution -- */
 
 /* What one attribution entry may hold, beyond the readers' other limits:
@@ -610,6 +650,7 @@ static int read_series(struct rd *rd, struct report *r, json_t *root)
 #define ATTRIB_CAUSES_MAX 65536
 #define ATTRIB_TOP_MAX RECORDER_TOP_MAX
 #define ATTRIB_CONTRIB_MAX 64
+#define ATTRIB_TIMELINE_MAX 4096
 #define ATTRIB_TEXT_MAX 1024 /* bytes of a cause, verdict or tracer string */
 
 /* A string of at most max bytes at o[key] (path where.key); nullable: null
@@ -694,6 +735,14 @@ static int read_tracer(struct rd *rd, json_t *at)
 			return fail(rd, "attribution.tracer.events", "holds a non-string");
 	if (!json_is_boolean(json_object_get(t, "stacks")))
 		return fail(rd, "attribution.tracer.stacks", "is not a boolean");
+	if (json_object_get(t, "stack_cost")) {
+		const char *w = "attribution.tracer.stack_cost";
+		if ((rc = get_object(rd, t, "stack_cost", where, &v)) ||
+		    (rc = get_u64(rd, v, "stacks", w, false, &u, NULL)) ||
+		    (rc = get_u64(rd, v, "mean_ns", w, false, &u, NULL)) ||
+		    (rc = get_u64(rd, v, "max_ns", w, false, &u, NULL)))
+			return rc;
+	}
 	return 0;
 }
 
@@ -892,6 +941,48 @@ static int read_contributors(struct rd *rd, json_t *t, const char *where)
 	return 0;
 }
 
+/* top[].timeline (reports since it existed): [off_ns, ns, contributor
+ * index or null] in time order, not overlapping, inside the latency, each
+ * index naming one of the spike's contributors: what the views draw. */
+static int read_timeline(struct rd *rd, json_t *t, const char *where)
+{
+	json_t *tl, *g, *v;
+	char w[240];
+	uint64_t lat = json_integer_value(json_object_get(t, "latency_ns")), end = 0;
+	size_t nc = json_array_size(json_object_get(t, "contributors")), i;
+	int rc;
+
+	if (!json_object_get(t, "timeline"))
+		return 0;
+	if ((rc = get_array(rd, t, "timeline", where, ATTRIB_TIMELINE_MAX,
+			    "holds more than the limit of 4096 segments", &tl)))
+		return rc;
+	json_array_foreach (tl, i, g) {
+		json_t *off = json_array_get(g, 0), *ns = json_array_get(g, 1);
+		snprintf(w, sizeof(w), "%s.timeline[%zu]", where, i);
+		v = json_array_get(g, 2);
+		if (!json_is_array(g) || json_array_size(g) != 3 || !json_is_integer(off) ||
+		    !json_is_integer(ns) || json_integer_value(off) < 0 ||
+		    json_integer_value(ns) < 0 || !(json_is_null(v) || json_is_integer(v)))
+			return fail(rd, w, "is not [offset_ns, ns, contributor index or null]");
+		if (json_is_integer(v) &&
+		    (json_integer_value(v) < 0 || (size_t)json_integer_value(v) >= nc))
+			return fail(rd, w, "names a contributor the spike does not list");
+		uint64_t a = (uint64_t)json_integer_value(off),
+			 n = (uint64_t)json_integer_value(ns);
+		if (a < end || n > lat || a > lat - n)
+			return fail(rd, w,
+				    "overlaps the segment before it or lies outside the latency");
+		end = a + n;
+	}
+	v = json_object_get(t, "timeline_truncated");
+	if (!json_is_boolean(v)) {
+		snprintf(w, sizeof(w), "%s.timeline_truncated", where);
+		return fail(rd, w, v ? "is not a boolean" : "is missing");
+	}
+	return 0;
+}
+
 static int read_attrib_top(struct rd *rd, json_t *s, const char *where)
 {
 	json_t *top, *t;
@@ -915,7 +1006,12 @@ static int read_attrib_top(struct rd *rd, json_t *s, const char *where)
 		    (rc = get_u64_or_null(rd, t, "user_ns", w)) ||
 		    (rc = get_text(rd, t, "cause", w, ATTRIB_TEXT_MAX, true, &str)) ||
 		    (rc = get_text(rd, t, "verdict", w, ATTRIB_TEXT_MAX, false, &str)) ||
-		    (rc = read_contributors(rd, t, w)))
+		    (rc = read_contributors(rd, t, w)) || (rc = read_timeline(rd, t, w)) ||
+		    (json_object_get(t, "steal_ns") &&
+		     ((rc = get_u64_or_null(rd, t, "steal_ns", w)) ||
+		      (rc = get_u64_or_null(rd, t, "steal_span_ns", w)))) ||
+		    (json_object_get(t, "irq_at") &&
+		     (rc = get_text(rd, t, "irq_at", w, REPORT_NAME_MAX, true, &str))))
 			return rc;
 	}
 	return 0;
@@ -1040,6 +1136,8 @@ static int read_root(struct rd *rd, struct report *r, json_t *root)
 	r->system = json_incref(json_object_get(root, "system"));
 	if (!json_is_object(r->config) || !json_is_object(r->system))
 		return fail(rd, "config/system", "missing or not an object");
+	if ((rc = read_checks(rd, r, root)))
+		return rc;
 	r->loads = json_incref(json_object_get(root, "loads"));
 	r->phases = json_incref(json_object_get(root, "phases"));
 	if (!json_is_array(r->loads) || !json_is_array(r->phases))

@@ -48,6 +48,8 @@ static json_t *result_json(const struct report_result *res)
 	json_object_set_new(o, "phase", json_string(res->phase));
 	json_object_set_new(o, "count", ns(res->count));
 	json_object_set_new(o, "missed", ns(res->missed));
+	if (res->discarded_known)
+		json_object_set_new(o, "discarded", ns(res->discarded));
 	if (res->counters)
 		json_object_set(o, "counters", res->counters);
 	json_object_set_new(o, "min_ns", has ? ns(res->min) : json_null());
@@ -127,6 +129,8 @@ static json_t *head_json(const struct report *r)
 	/* Borrowed from the model, or empty ones of our own. */
 	json_object_set_new(root, "config", r->config ? json_incref(r->config) : json_object());
 	json_object_set_new(root, "system", r->system ? json_incref(r->system) : json_object());
+	if (r->checks) /* as read or as the run found them: unchanged */
+		json_object_set(root, "checks", r->checks);
 	json_object_set_new(root, "loads", r->loads ? json_incref(r->loads) : json_array());
 	json_object_set_new(root, "phases", r->phases ? json_incref(r->phases) : json_array());
 	json_object_set_new(root, "histogram_layout", histogram_layout());
@@ -197,6 +201,21 @@ static int put_series(FILE *f, const struct report_series *rs)
 	PUT_COLUMN(f, "phase", rs->spikes, rs->nspikes, phase);
 	fputs("}}", f);
 	return 0;
+}
+
+int json_document_write(json_t *root, const char *path)
+{
+	char *text = root ? json_dumps(root, JSON_INDENT(2)) : NULL;
+	int rc;
+
+	json_decref(root);
+	if (!text)
+		return -ENOMEM;
+	size_t len = strlen(text);
+	text[len] = '\n'; /* replace the NUL: the buffer is written by length */
+	rc = output_write(path, text, len + 1);
+	free(text);
+	return rc;
 }
 
 /* jansson indents every array element onto its own line, which makes a

@@ -13,8 +13,12 @@
  * written as NaN.  Everything comes from the model, no clock is read, so a report always gives
  * the same text.
  *
- * Latency series carry probe, cpu and phase labels; cpu="all" is the aggregate over CPUs (the
- * only place a percentile over all CPUs exists), so sums over CPUs must filter it out. */
+ * Every series carries run="NAME" (--run-name, by default the report's file name without .json),
+ * so that two runs on one host (a finished baseline kept beside a live run) never collide in
+ * node_exporter, which drops both sets of a duplicated series.  Latency series carry probe, cpu
+ * and phase labels, per CPU only: no cpu="all" aggregate, which sum() would count twice (PromQL
+ * aggregates CPUs itself, and the histogram gives percentiles over any set of them).  phase="all"
+ * is the union of the phases: filter it out before summing over phases. */
 #include <config.h>
 
 #include <errno.h>
@@ -25,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "histogram.h"
 #include "report.h"
 #include "output.h"
 #include "util.h"
@@ -40,15 +45,26 @@ struct family {
 struct out {
 	FILE *f;
 	const struct family *fam;
+	const char *run; /* the run label's value */
 };
 
-static void sample(struct out *o, const struct family *fam)
+static void put_label(FILE *f, bool first, const char *name, const char *value);
+
+/* A sample's name (SUFFIX: a histogram's or summary's _bucket, _sum, _count) and its first
+ * label, run="...": the caller adds the others and the '}'. */
+static void sample_suffix(struct out *o, const struct family *fam, const char *suffix)
 {
 	if (o->fam != fam)
 		fprintf(o->f, "# HELP %s %s\n# TYPE %s %s\n", fam->name, fam->help, fam->name,
 			fam->type);
 	o->fam = fam;
-	fputs(fam->name, o->f);
+	fprintf(o->f, "%s%s", fam->name, suffix);
+	put_label(o->f, true, "run", o->run);
+}
+
+static void sample(struct out *o, const struct family *fam)
+{
+	sample_suffix(o, fam, "");
 }
 
 /* Label values escape backslash, double quote and newline; nothing else is special. */
@@ -150,7 +166,8 @@ static void run_families(struct out *o, const struct report *r)
 	uint64_t ns;
 
 	sample(o, &run_info);
-	put_label(f, true, "version", r->tool_version ? r->tool_version : PACKAGE_VERSION);
+	put_label(f, false, "status", report_status_name(r->status));
+	put_label(f, false, "version", r->tool_version ? r->tool_version : PACKAGE_VERSION);
 	put_json_label(f, "kernel", json_object_get(json_object_get(sys, "kernel"), "release"));
 	put_json_label(f, "machine", json_object_get(json_object_get(sys, "kernel"), "machine"));
 	put_json_label(f, "preempt", json_object_get(json_object_get(sys, "preempt"), "model"));
@@ -168,20 +185,24 @@ static void run_families(struct out *o, const struct report *r)
 	 * not a new series. */
 	for (enum report_status s = REPORT_COMPLETE; s <= REPORT_FAILED; s++) {
 		sample(o, &run_state);
-		put_label(f, true, "state", report_status_name(s));
+		put_label(f, false, "state", report_status_name(s));
 		fputc('}', f);
 		put_count(f, r->status == s);
 	}
 
 	sample(o, &run_realtime);
+	fputc('}', f);
 	put_count(f, r->realtime);
 	if (parse_iso8601(r->start, &ns) == 0) {
 		sample(o, &run_start);
+		fputc('}', f);
 		put_seconds(f, ns);
 	}
 	sample(o, &run_duration);
+	fputc('}', f);
 	put_seconds(f, r->duration_ns);
 	sample(o, &run_warnings);
+	fputc('}', f);
 	put_count(f, r->nwarnings);
 }
 
@@ -200,26 +221,20 @@ static void phase_family(struct out *o, const struct report *r)
 		if (!json_is_string(name) || !json_is_integer(t) || json_integer_value(t) < 0)
 			continue;
 		sample(o, &phase_seconds);
-		put_label(o->f, true, "phase", json_string_value(name));
+		put_label(o->f, false, "phase", json_string_value(name));
 		fputc('}', o->f);
 		put_seconds(o->f, (uint64_t)json_integer_value(t));
 	}
 }
 
-/* Results then aggregates, as one list: the same families cover both. */
-static const struct report_result *result_at(const struct report *r, size_t i)
+static void put_result_labels(FILE *f, const char *probe, int cpu, const char *phase)
 {
-	return i < r->nresults ? &r->results[i] : &r->aggregates[i - r->nresults];
-}
+	char num[16];
 
-static void put_result_labels(FILE *f, const struct report_result *res)
-{
-	char cpu[16];
-
-	snprintf(cpu, sizeof(cpu), "%d", res->cpu);
-	put_label(f, true, "probe", res->probe);
-	put_label(f, false, "cpu", res->cpu == REPORT_CPU_ALL ? "all" : cpu);
-	put_label(f, false, "phase", res->phase);
+	snprintf(num, sizeof(num), "%d", cpu);
+	put_label(f, false, "probe", probe);
+	put_label(f, false, "cpu", num);
+	put_label(f, false, "phase", phase);
 }
 
 /* The per-result families with one value each, taken from the result by offset. */
@@ -228,12 +243,11 @@ static const struct {
 	size_t off;
 	bool latency; /* only where count > 0, in seconds */
 } result_fields[] = {
-	{ { "rtsoak_latency_samples_total", "counter",
-	    "Latency samples taken (cpu=\"all\": summed over CPUs)" },
+	{ { "rtsoak_latency_samples_total", "counter", "Latency samples taken" },
 	  offsetof(struct report_result, count),
 	  false },
 	{ { "rtsoak_latency_missed_total", "counter",
-	    "Deadlines that passed while the probe was late (cpu=\"all\": summed over CPUs)" },
+	    "Deadlines that passed while the probe was late" },
 	  offsetof(struct report_result, missed),
 	  false },
 	{ { "rtsoak_latency_min_seconds", "gauge", "Smallest latency" },
@@ -252,13 +266,13 @@ static const struct {
 
 static void result_field(struct out *o, const struct report *r, unsigned k)
 {
-	for (size_t i = 0; i < r->nresults + r->naggregates; i++) {
-		const struct report_result *res = result_at(r, i);
+	for (size_t i = 0; i < r->nresults; i++) {
+		const struct report_result *res = &r->results[i];
 		uint64_t v = *(const uint64_t *)((const char *)res + result_fields[k].off);
 		if (result_fields[k].latency && !res->count)
 			continue;
 		sample(o, &result_fields[k].fam);
-		put_result_labels(o->f, res);
+		put_result_labels(o->f, res->probe, res->cpu, res->phase);
 		fputc('}', o->f);
 		if (result_fields[k].latency)
 			put_seconds(o->f, v);
@@ -267,31 +281,162 @@ static void result_field(struct out *o, const struct report *r, unsigned k)
 	}
 }
 
-/* Percentiles as a gauge with a `percentile` label, not a summary: a summary needs _sum, which
- * the model does not keep (mean * count is rounded, and not monotonic across updates, so
- * rate() would see counter resets), and the textfile collector turns a missing _sum into 0.
- * The label is not named `quantile` because promtool reserves that for summaries. */
-static const struct family percentile_seconds = {
-	"rtsoak_latency_percentile_seconds", "gauge",
-	"Latency percentile over the run or phase (from the histogram)"
+/* The sum for a histogram's and a summary's _sum: each bucket's midpoint times its count.  The
+ * model keeps no exact sum (mean x count is rounded and could step back between rewrites, which
+ * rate() takes for a counter reset); the midpoints only grow, and are within half a bucket
+ * (under 1 %) of each sample. */
+static uint64_t hist_sum_ns(const struct histogram_sparse *h)
+{
+	uint64_t sum = 0;
+
+	for (size_t k = 0; k < h->n; k++) {
+		uint64_t lo = histogram_lower(h->e[k].index), hi = histogram_upper(h->e[k].index);
+		uint64_t mid = hi > lo && hi != UINT64_MAX ? lo + (hi - lo) / 2 : lo;
+		sum += mid * h->e[k].count;
+	}
+	return sum;
+}
+
+/* Percentiles over the run so far (phase="all") or over a phase, as a Prometheus summary with
+ * quantile="0.999" labels, _sum and _count: what dashboards read without computing anything.
+ * Cumulative from the run's start; a window or a set of CPUs or hosts takes the histogram. */
+static const struct family latency_summary = {
+	"rtsoak_latency_quantiles_seconds", "summary",
+	"Latency percentiles over the run or phase so far (from the report's histogram)"
 };
 
-static void percentile_family(struct out *o, const struct report *r)
+static void summary_family(struct out *o, const struct report *r)
 {
-	for (size_t i = 0; i < r->nresults + r->naggregates; i++) {
-		const struct report_result *res = result_at(r, i);
-		if (!res->count)
+	for (size_t i = 0; i < r->nresults; i++) {
+		const struct report_result *res = &r->results[i];
+		if (!res->count || !res->hist)
 			continue;
 		for (unsigned p = 0; p < REPORT_NPCT; p++) {
-			char pct[16];
-			snprintf(pct, sizeof(pct), "%g", report_pct[p]);
-			sample(o, &percentile_seconds);
-			put_result_labels(o->f, res);
-			put_label(o->f, false, "percentile", pct);
-			fputc('}', o->f);
+			sample(o, &latency_summary);
+			put_result_labels(o->f, res->probe, res->cpu, res->phase);
+			/* 99.9 -> "0.999": %g of the fraction prints it shortest */
+			fprintf(o->f, ",quantile=\"%.10g\"}", report_pct[p] / 100);
 			put_seconds(o->f, res->pct[p]);
 		}
+		sample_suffix(o, &latency_summary, "_sum");
+		put_result_labels(o->f, res->probe, res->cpu, res->phase);
+		fputc('}', o->f);
+		put_seconds(o->f, hist_sum_ns(res->hist));
+		sample_suffix(o, &latency_summary, "_count");
+		put_result_labels(o->f, res->probe, res->cpu, res->phase);
+		fputc('}', o->f);
+		put_count(o->f, res->hist->total);
 	}
+}
+
+/* Latency as a Prometheus histogram per (probe, cpu, phase), so that histogram_quantile() over
+ * rate() of the buckets works per CPU, per host and summed over a fleet.  Bounds: 1-2-5 from
+ * 1 us to 1 s, 19 of them and +Inf, fixed, so that every run and host sums.  A sample counts
+ * under `le` when its bucket of the report's histogram (under 1 % wide) ends at or below le. */
+static const struct family latency_hist = {
+	"rtsoak_latency_seconds", "histogram",
+	"Latency histogram per probe, CPU and phase (sum by CPU in PromQL)"
+};
+static const uint64_t prom_le_ns[] = {
+	1000,	  2000,	     5000,	10000,	   20000,      50000,	 100000,
+	200000,	  500000,    1000000,	2000000,   5000000,    10000000, 20000000,
+	50000000, 100000000, 200000000, 500000000, 1000000000,
+};
+
+static void hist_sample(struct out *o, const char *suffix, const struct report_result *res)
+{
+	sample_suffix(o, &latency_hist, suffix);
+	put_result_labels(o->f, res->probe, res->cpu, res->phase);
+}
+
+static void histogram_family(struct out *o, const struct report *r)
+{
+	for (size_t i = 0; i < r->nresults; i++) {
+		const struct report_result *res = &r->results[i];
+		const struct histogram_sparse *h = res->hist;
+		uint64_t below = 0;
+		size_t e = 0;
+
+		if (!h)
+			continue;
+		for (size_t k = 0; k < sizeof(prom_le_ns) / sizeof(prom_le_ns[0]); k++) {
+			for (; e < h->n && histogram_upper(h->e[e].index) <= prom_le_ns[k] + 1; e++)
+				below += h->e[e].count;
+			char le[32];
+			int n = snprintf(le, sizeof(le), "%" PRIu64 ".%09" PRIu64,
+					 (uint64_t)(prom_le_ns[k] / NSEC_PER_SEC),
+					 (uint64_t)(prom_le_ns[k] % NSEC_PER_SEC));
+			while (n > 0 && le[n - 1] == '0') /* 0.000001, 1.0 -> "1" */
+				le[--n] = '\0';
+			if (n > 0 && le[n - 1] == '.')
+				le[--n] = '\0';
+			hist_sample(o, "_bucket", res);
+			fprintf(o->f, ",le=\"%s\"}", le);
+			put_count(o->f, below);
+		}
+		hist_sample(o, "_bucket", res);
+		fputs(",le=\"+Inf\"}", o->f);
+		put_count(o->f, h->total);
+		hist_sample(o, "_sum", res);
+		fputc('}', o->f);
+		put_seconds(o->f, hist_sum_ns(h));
+		hist_sample(o, "_count", res);
+		fputc('}', o->f);
+		put_count(o->f, h->total);
+	}
+}
+
+/* "Worst in the last minute": the largest latency of the series intervals closed in the last
+ * --prom-window (at least one interval), per probe and CPU.  A window, not the last interval
+ * alone: Prometheus scrapes every 15-60 s, and a gauge of the last 1 s interval would show it
+ * only one scrape in fifteen; with a window at least as long as the scrape interval, every
+ * spike is seen by at least one scrape, and max_over_time() of the gauge is exact.  The series
+ * are of the run's whole ("all") phase; the open interval is not in it yet.  Left out when the
+ * window had no sample (a stopped probe is not a quiet one). */
+static const struct family window_max = {
+	"rtsoak_latency_window_max_seconds", "gauge",
+	"Largest latency in the last rtsoak_latency_window_seconds of the run"
+};
+static const struct family window_len = {
+	"rtsoak_latency_window_seconds", "gauge",
+	"Span of rtsoak_latency_window_max_seconds: whole series intervals, at least one"
+};
+
+static uint64_t window_ns(const struct report *r)
+{
+	const json_t *w = json_object_get(r->config, "prom_window_ns");
+
+	return json_is_integer(w) && json_integer_value(w) > 0 ? (uint64_t)json_integer_value(w)
+							       : 60 * NSEC_PER_SEC;
+}
+
+static void window_families(struct out *o, const struct report *r)
+{
+	const uint64_t span = window_ns(r);
+
+	for (unsigned pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < r->nseries; i++) {
+			const struct report_series *se = &r->series[i];
+			uint64_t max = 0, count = 0;
+			size_t k;
+
+			if (!se->n || !se->interval_ns)
+				continue;
+			k = span / se->interval_ns ? span / se->interval_ns : 1;
+			if (k > se->n)
+				k = se->n;
+			for (size_t j = se->n - k; j < se->n; j++) {
+				count += se->v[j].count;
+				if (se->v[j].max_ns > max)
+					max = se->v[j].max_ns;
+			}
+			if (!count)
+				continue;
+			sample(o, pass ? &window_len : &window_max);
+			put_result_labels(o->f, se->probe, se->cpu, "all");
+			fputc('}', o->f);
+			put_seconds(o->f, pass ? k * se->interval_ns : max);
+		}
 }
 
 /* Probe-specific counters (net: sent, received, lost, ...) as they are.  A gauge, because the
@@ -305,8 +450,8 @@ static const struct family probe_stat = {
 
 static void counters_family(struct out *o, const struct report *r)
 {
-	for (size_t i = 0; i < r->nresults + r->naggregates; i++) {
-		const struct report_result *res = result_at(r, i);
+	for (size_t i = 0; i < r->nresults; i++) {
+		const struct report_result *res = &r->results[i];
 		const char *key;
 		json_t *v;
 
@@ -314,19 +459,37 @@ static void counters_family(struct out *o, const struct report *r)
 			if (!json_is_integer(v))
 				continue;
 			sample(o, &probe_stat);
-			put_result_labels(o->f, res);
+			put_result_labels(o->f, res->probe, res->cpu, res->phase);
 			put_label(o->f, false, "stat", key);
 			fprintf(o->f, "} %" JSON_INTEGER_FORMAT "\n", json_integer_value(v));
 		}
 	}
 }
 
+/* The run label: config.run_name, or for reports before it the file name of config.output
+ * without ".json" (what --run-name defaults to), or "" (an absent label to Prometheus). */
+static void run_label(const struct report *r, char *buf, size_t len)
+{
+	const char *name = json_string_value(json_object_get(r->config, "run_name"));
+	const char *out = json_string_value(json_object_get(r->config, "output"));
+
+	if (name)
+		snprintf(buf, len, "%s", name);
+	else if (!out || !strcmp(out, "-"))
+		snprintf(buf, len, "%s", "");
+	else
+		util_report_stem(out, buf, len);
+}
+
 int report_prom_write(const struct report *r, const char *path)
 {
 	char *text = NULL;
 	size_t len = 0;
-	struct out o = { open_memstream(&text, &len), NULL };
+	char run[256];
+	struct out o = { open_memstream(&text, &len), NULL, run };
 	int rc;
+
+	run_label(r, run, sizeof(run));
 
 	if (!o.f)
 		return -ENOMEM;
@@ -334,7 +497,9 @@ int report_prom_write(const struct report *r, const char *path)
 	phase_family(&o, r);
 	for (unsigned k = 0; k < sizeof(result_fields) / sizeof(result_fields[0]); k++)
 		result_field(&o, r, k);
-	percentile_family(&o, r);
+	summary_family(&o, r);
+	histogram_family(&o, r);
+	window_families(&o, r);
 	counters_family(&o, r);
 	/* open_memstream reports a failed allocation through the stream's error flag. */
 	rc = ferror(o.f);

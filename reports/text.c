@@ -78,7 +78,7 @@ static void sgr_off(FILE *out, bool color)
 		fputs("\033[0m", out);
 }
 
-static void fmt_us(char *buf, size_t len, uint64_t ns)
+void text_fmt_us(char *buf, size_t len, uint64_t ns)
 {
 	double us = (double)ns / 1000.0;
 
@@ -138,7 +138,7 @@ static void cell_us(FILE *out, const struct text_layout *L, bool has, bool unkno
 	else if (unknown)
 		snprintf(buf, sizeof(buf), "?");
 	else
-		fmt_us(buf, sizeof(buf), ns);
+		text_fmt_us(buf, sizeof(buf), ns);
 	cell(out, L, LAT_W, buf, code);
 }
 
@@ -453,7 +453,7 @@ static void spikes_print(const struct report *r, FILE *out)
 
 /* "0.5 s" for short runs; H:MM:SS (as on the progress line) from a minute,
  * where tenths of a second no longer matter and 86400.0 s reads badly. */
-static void fmt_duration(char *buf, size_t len, uint64_t ns)
+void text_fmt_duration(char *buf, size_t len, uint64_t ns)
 {
 	uint64_t s = (ns + 500000000ull) / 1000000000ull;
 
@@ -484,7 +484,7 @@ static void title(FILE *out, const struct text_layout *L, const struct report *r
 		status = SGR_RED;
 		break;
 	}
-	fmt_duration(dur, sizeof(dur), r->duration_ns);
+	text_fmt_duration(dur, sizeof(dur), r->duration_ns);
 	sgr(out, L->color, SGR_BOLD);
 	util_fputs_escaped(r->tool_name ? r->tool_name : "rtsoak", out);
 	fputc(' ', out);
@@ -624,6 +624,55 @@ static bool phases_sorted(FILE *out, const struct text_layout *L, const struct r
 	return true;
 }
 
+/* One line per check that did not pass (width 0: whole, with the expected value and the fix;
+ * else cut to width columns), then the counts. */
+void report_checks_print(json_t *checks, FILE *out, size_t width, bool color)
+{
+	static const char *const names[] = { "pass", "info", "warn", "fail", "unknown" };
+	unsigned count[5] = { 0 };
+	size_t i;
+	json_t *c;
+
+	if (!json_is_array(checks))
+		return;
+	json_array_foreach (checks, i, c) {
+		const char *st = json_string_value(json_object_get(c, "status"));
+		const char *id = json_string_value(json_object_get(c, "id"));
+		const char *cpus = json_string_value(json_object_get(c, "cpus"));
+		const char *obs = json_string_value(json_object_get(c, "observed"));
+		const char *exp = json_string_value(json_object_get(c, "expected"));
+		const char *fix = json_string_value(json_object_get(c, "fix"));
+		char line[2048], e1[512], e2[160], e3[64];
+		unsigned k = 0;
+		while (k < 4 && (!st || strcmp(st, names[k])))
+			k++;
+		count[k]++;
+		if (k == 0)
+			continue;
+		snprintf(line, sizeof(line), "%-7s %-20s %s%s%s%s", names[k],
+			 util_escape(id ? id : "?", e3, sizeof(e3)), cpus && *cpus ? "[" : "",
+			 cpus && *cpus ? util_escape(cpus, e2, sizeof(e2)) : "",
+			 cpus && *cpus ? "] " : "", util_escape(obs ? obs : "", e1, sizeof(e1)));
+		if (!width && exp && *exp)
+			util_catf(line, sizeof(line), "; expected %s",
+				  util_escape(exp, e1, sizeof(e1)));
+		if (!width && fix && *fix)
+			util_catf(line, sizeof(line), "; fix: %s",
+				  util_escape(fix, e1, sizeof(e1)));
+		if (width)
+			cut(line, width);
+		const char *code = k == 3 ? SGR_RED : k == 2 || k == 4 ? SGR_YELLOW : NULL;
+		if (code)
+			sgr(out, color, code);
+		fputs(line, out);
+		if (code)
+			sgr_off(out, color);
+		fputc('\n', out);
+	}
+	fprintf(out, "checks: %u pass, %u info, %u warn, %u fail, %u unknown\n", count[0], count[1],
+		count[2], count[3], count[4]);
+}
+
 void report_text_print(const struct report *r, FILE *out, bool color)
 {
 	struct text_layout L = { .probe_w = 5, .cpu_w = 3, .color = color };
@@ -665,6 +714,7 @@ void report_text_print(const struct report *r, FILE *out, bool color)
 	}
 	free(agg);
 	spikes_print(r, out);
+	report_checks_print(r->checks, out, 80, color);
 	/* The prefix stays plain for grep; the message carries the colour. */
 	for (size_t i = 0; i < r->nwarnings; i++) {
 		fputs("warning: ", out);

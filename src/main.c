@@ -162,6 +162,8 @@ static const struct command {
 	{ "run", NULL, cmd_run, "measure wake-up latency and write a report (the default)" },
 	{ "ab", NULL, cmd_ab, "A/B rounds in ABBA order: with and without --set tweaks" },
 	{ "sysinfo", cmd_sysinfo, NULL, "print the system snapshot a report records" },
+	{ "check", check_cli_main, NULL,
+	  "check the real-time tuning of the machine (no measuring)" },
 	{ "report", report_main, NULL, "read a report (or cyclictest --json) and render views" },
 	{ "compare", compare_main, NULL, "compare two reports: verdicts, changes, --fail-if" },
 	{ "restore", cmd_restore, NULL, "put back what a crashed run with --set changed" },

@@ -634,20 +634,30 @@ def check_compare_page(root, raw, cmp, a, b):
         cells = {td.attrs.get("data-col"): td for td in tr.find("td")}
         if tr.attrs["data-verdict"] != m["verdict"] or cells["verdict"].all_text() != m["verdict"]:
             bad("%s: verdict %r, want %r" % (k, tr.attrs["data-verdict"], m["verdict"]))
-        if m["shift_ns"] is None:
-            want = "–"
-        elif m["ci_low_ns"] is not None:
-            want = "%+.1f µs (%+.1f … %+.1f)" % (m["shift_ns"] / 1000, m["ci_low_ns"] / 1000,
-                                                m["ci_high_ns"] / 1000)
-        else:
-            want = "%+.1f µs (no interval)" % (m["shift_ns"] / 1000)
-        if cells["shift"].all_text() != want:
-            bad("%s: shift %r, want %r" % (k, cells["shift"].all_text(), want))
+        if "why" not in cells or cells["why"].all_text() != m["reason"]:
+            bad("%s: why %r, want %r" % (k, "why" in cells and cells["why"].all_text(), m["reason"]))
+        # rtsoak-compare/2: a shift cell per --verdict-on statistic, its own verdict first
+        for stat in cmp["verdict_on"]:
+            j = [j for j in m["judged"] if j["asked"] == stat]
+            cell = cells.get("shift-" + stat)
+            if not j or cell is None:
+                bad("%s: no %s judgement or cell" % (k, stat))
+                continue
+            j = j[0]
+            if j["shift_ns"] is None:
+                want = "–"
+            elif j["ci_low_ns"] is not None:
+                want = "%s %+.1f µs (%+.1f … %+.1f)" % (j["verdict"], j["shift_ns"] / 1000,
+                                                       j["ci_low_ns"] / 1000, j["ci_high_ns"] / 1000)
+            else:
+                want = "%s %+.1f µs (no interval)" % (j["verdict"], j["shift_ns"] / 1000)
+            if cell.all_text() != want or cell.attrs.get("data-verdict") != j["verdict"]:
+                bad("%s: %s shift %r, want %r" % (k, stat, cell.all_text(), want))
         if cells["method"].attrs.get("data-method") != m["method"]:
             bad("%s: method %s, want %s" % (k, cells["method"].attrs.get("data-method"),
                                             m["method"]))
     h1 = next(root.find("h1", id="headline"), None)
-    tested = [m for m in cmp["matches"] if m["verdict"] != "not tested"]
+    tested = [m for m in cmp["matches"] if m["verdict"] != "untested"]
     if h1 is None or h1.attrs.get("data-worse") != str(sum(m["verdict"] == "worse" for m in tested)) \
             or h1.attrs.get("data-better") != str(sum(m["verdict"] == "better" for m in tested)):
         bad("headline counts differ from the verdicts")

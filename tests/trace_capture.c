@@ -12,6 +12,7 @@
  *     --stats          one "# stats ..." line on stderr: events, lost, polls,
  *                      CPU time of the polls, memory
  *     --quiet          print no events
+ *     --stacks         the stack at every local-timer interrupt (--trace-stacks)
  *   trace_capture --top        the top-level settings (trace_top_snapshot)
  *   trace_capture --cleanup    remove stale rtsoak-<pid> instances, print how many
  *
@@ -124,6 +125,10 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(a, "--quiet")) {
 			quiet = true;
+			continue;
+		}
+		if (!strcmp(a, "--stacks")) {
+			ic.stacks = true;
 			continue;
 		}
 		if (i + 1 >= argc)

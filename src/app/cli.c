@@ -110,7 +110,9 @@ void cli_usage(FILE *out)
 	    "       rtsoak ab --set PATH=VALUE... [--rounds N] [--round-duration T] [OPTION]...\n"
 	    "       rtsoak report FILE.json [--text] [--html OUT] [--histogram-text OUT]\n"
 	    "                            [--json OUT] [--prom OUT] [--color WHEN]\n"
+	    "       rtsoak report A.json B.json... [--text] [--html OUT] [--json OUT] (the fleet view)\n"
 	    "       rtsoak compare A.json B.json [--fail-if STAT>CHANGE]... [--json OUT] [--html OUT]\n"
+	    "                      [--verdict-on STATS] [--min-effect E] [--brief] (or one ab report)\n"
 	    "       rtsoak restore JOURNAL\n"
 	    "       rtsoak probes | loads | help | version\n"
 	    "\n"
@@ -120,7 +122,10 @@ void cli_usage(FILE *out)
 	    "  -p, --priority N       SCHED_FIFO priority of the probes, 1-99 (default 95)\n"
 	    "  -i, --interval T       wake-up period: ns, us, ms, s; a bare number is us (default 1ms)\n"
 	    "  -D, --duration T       run time: s, m, h, d; a bare number is s (default 60s)\n"
-	    "  -l, --loops N          stop each probe after N samples (instead of --duration)\n"
+	    "  -l, --loops N          stop each probe after N samples (instead of --duration;\n"
+	    "                         no warm-up)\n"
+	    "      --warmup T         probes and loads run T before anything counts; --duration\n"
+	    "                         is the counted time after it (default 1s; 0: none)\n"
 	    "  -P, --probes LIST      probes to run, comma-separated (default: timer,net)\n"
 	    "  -o, --output FILE      report path, '-' for stdout (default rtsoak-<UTC time>.json)\n"
 	    "  -q, --quiet            no summary and no progress line\n"
@@ -130,6 +135,8 @@ void cli_usage(FILE *out)
 	    "      --no-rt            run as SCHED_OTHER when real-time scheduling is not allowed\n"
 	    "      --trace            explain every spike from kernel events (rtsoak's own tracefs\n"
 	    "                         instance on the measured CPUs; see WHY WAS IT LATE in rtsoak(1))\n"
+	    "      --trace-stacks     --trace, and the stack at every local-timer interrupt: where\n"
+	    "                         a late timer IRQ came (the end of an IRQs-off section)\n"
 	    "      --record GLOB      add the contents of matching /sys or /proc files to the report\n"
 	    "      --loads SPEC       loads to run: NAME[:opt=val...][,NAME...] (see rtsoak loads)\n"
 	    "      --load-cpus LIST   CPUs the loads run on (default: every online CPU)\n"
@@ -144,7 +151,10 @@ void cli_usage(FILE *out)
 	    "      --series-limit N   intervals kept per result; beyond, pairs merge (default 100000)\n"
 	    "      --spike-threshold T|auto  log samples above T; a bare number is us (default auto:\n"
 	    "                         10 x the median of each result's first 5 s)\n"
-	    "      --prom FILE        write OpenMetrics text (node_exporter textfile) every second\n"
+	    "      --prom FILE        write OpenMetrics text (node_exporter textfile) every second;\n"
+	    "                         removed at the end unless --prom-keep (then marked finished)\n"
+	    "      --prom-window T    --prom: span of rtsoak_latency_window_max_seconds (default 60s)\n"
+	    "      --run-name NAME    label run= of the --prom series (default: the report's name)\n"
 	    "      --html FILE        also write the report as one self-contained HTML page\n"
 	    "      --color WHEN       colour in the summary: auto (a terminal, no NO_COLOR),\n"
 	    "                         always or never\n"
@@ -159,9 +169,18 @@ void cli_usage(FILE *out)
 	    "                         (each file locked for the run; see SAFETY in rtsoak(1))\n"
 	    "      --force            start although an earlier or killed run's journal is still\n"
 	    "                         present\n"
-	    "      --rounds N         ab: rounds per arm, in ABBA order (default 4, at most 8)\n"
+	    "      --rounds N         ab: rounds per arm, in ABBA order (default 5, at most 8)\n"
 	    "      --round-duration T ab: length of one round (default 60s)\n"
-	    "      --fail-if STAT>CHANGE  ab: exit 1 when B changes STAT by more (e.g. p99>+10%)\n"
+	    "      --settle T         ab: nothing counts for T after each arm switch and at the\n"
+	    "                         first round's start (default a tenth of the round, at\n"
+	    "                         most 1s; 0: from the switch's end)\n"
+	    "      --fail-if STAT>CHANGE  ab: exit 1 when B changes STAT significantly by more\n"
+	    "                         (e.g. p99>+10%: the 95 % CI of the shift beyond +10 %)\n"
+	    "      --fail-if-raw STAT>CHANGE  ab: the same on the plain values, no noise model\n"
+	    "      --verdict-on STAT[,STAT]  ab: what the verdict judges (default p99,max)\n"
+	    "      --min-effect AMOUNT[,PCT%]  ab: smaller shifts are no practical difference\n"
+	    "                         (default 2us,5%: the larger of the two)\n"
+	    "      --brief            ab: print only the verdicts and the --fail-if results\n"
 	    "  -h, --help             this help\n"
 	    "  -V, --version          print the version\n"
 	    "\n"
@@ -175,6 +194,7 @@ enum {
 	OPT_DMA,
 	OPT_NO_RT,
 	OPT_TRACE,
+	OPT_TRACE_STACKS,
 	OPT_RECORD,
 	OPT_LOADS,
 	OPT_LOAD_CPUS,
@@ -186,13 +206,22 @@ enum {
 	OPT_SERIES_LIMIT,
 	OPT_SPIKE_THRESHOLD,
 	OPT_PROM,
+	OPT_PROM_KEEP,
+	OPT_PROM_WINDOW,
+	OPT_RUN_NAME,
 	OPT_SET,
 	OPT_FORCE,
 	OPT_ROUNDS,
 	OPT_ROUND_DURATION,
 	OPT_FAIL_IF,
+	OPT_FAIL_IF_RAW,
+	OPT_VERDICT_ON,
+	OPT_MIN_EFFECT,
+	OPT_BRIEF,
 	OPT_HTML,
 	OPT_COLOR,
+	OPT_WARMUP,
+	OPT_SETTLE,
 	OPT_ALIAS, /* OPT_ALIAS + k: the k-th probe alias (alias_options) */
 };
 
@@ -210,6 +239,7 @@ static const struct option run_options[] = {
 	{ "dma-latency", required_argument, NULL, OPT_DMA },
 	{ "no-rt", no_argument, NULL, OPT_NO_RT },
 	{ "trace", no_argument, NULL, OPT_TRACE },
+	{ "trace-stacks", no_argument, NULL, OPT_TRACE_STACKS },
 	{ "record", required_argument, NULL, OPT_RECORD },
 	{ "loads", required_argument, NULL, OPT_LOADS },
 	{ "load-cpus", required_argument, NULL, OPT_LOAD_CPUS },
@@ -221,13 +251,22 @@ static const struct option run_options[] = {
 	{ "series-limit", required_argument, NULL, OPT_SERIES_LIMIT },
 	{ "spike-threshold", required_argument, NULL, OPT_SPIKE_THRESHOLD },
 	{ "prom", required_argument, NULL, OPT_PROM },
+	{ "prom-keep", no_argument, NULL, OPT_PROM_KEEP },
+	{ "prom-window", required_argument, NULL, OPT_PROM_WINDOW },
+	{ "run-name", required_argument, NULL, OPT_RUN_NAME },
 	{ "set", required_argument, NULL, OPT_SET },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "rounds", required_argument, NULL, OPT_ROUNDS },
 	{ "round-duration", required_argument, NULL, OPT_ROUND_DURATION },
 	{ "fail-if", required_argument, NULL, OPT_FAIL_IF },
+	{ "fail-if-raw", required_argument, NULL, OPT_FAIL_IF_RAW },
+	{ "verdict-on", required_argument, NULL, OPT_VERDICT_ON },
+	{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
+	{ "brief", no_argument, NULL, OPT_BRIEF },
 	{ "html", required_argument, NULL, OPT_HTML },
 	{ "color", required_argument, NULL, OPT_COLOR },
+	{ "warmup", required_argument, NULL, OPT_WARMUP },
+	{ "settle", required_argument, NULL, OPT_SETTLE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -431,13 +470,33 @@ static int parse_interval(const char *arg, uint64_t *out, char *err, size_t errl
 	return 0;
 }
 
+/* A time that may be zero (--warmup, --settle): "0", "0s", "0.0ms" are 0,
+ * anything else a positive duration (a bare number in s). */
+static int parse_time_or_zero(const char *arg, uint64_t *out, char *err, size_t errlen)
+{
+	size_t n = strspn(arg, "0.");
+	char one[16];
+
+	if (n && strspn(arg, "0123456789.") == n && strlen(arg + n) < sizeof(one) - 1) {
+		/* Only zeros: zero when what follows is a unit (or nothing). */
+		snprintf(one, sizeof(one), "1%s", arg + n);
+		if (strchr(arg, '0') && !parse_duration(one, NSEC_PER_SEC, out, err, errlen)) {
+			*out = 0;
+			return 0;
+		}
+	}
+	return parse_duration(arg, NSEC_PER_SEC, out, err, errlen) ? -EINVAL : 0;
+}
+
 /* What every run starts from, before its options. */
 static void set_defaults(struct run_config *cfg, bool ab)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->ab = ab;
 	cfg->ab_rounds = AB_DEFAULT_ROUNDS;
+	compare_opts_default(&cfg->ab_opts);
 	cfg->round_ns = AB_DEFAULT_ROUND_NS;
+	cfg->warmup_ns = DEFAULT_WARMUP_NS;
 	cfg->priority = 95;
 	cfg->interval_ns = DEFAULT_INTERVAL_NS;
 	cfg->top_k = RECORDER_TOP_DEFAULT;
@@ -446,6 +505,7 @@ static void set_defaults(struct run_config *cfg, bool ab)
 	cfg->phase_ns = 30 * NSEC_PER_SEC;
 	cfg->checkpoint_ns = 60 * NSEC_PER_SEC;
 	cfg->series_limit = SERIES_LIMIT_DEFAULT;
+	cfg->prom_window_ns = 60 * NSEC_PER_SEC;
 	const char *tmpdir = getenv("TMPDIR");
 	snprintf(cfg->workdir, sizeof(cfg->workdir), "%s", tmpdir && *tmpdir ? tmpdir : "/tmp");
 }
@@ -503,6 +563,13 @@ static int opt_measure(struct cli_parse *p, int opt, const char *optname)
 		if (parse_u64(optarg, 1, UINT64_MAX / 2, &cfg->loops, err, sizeof(err)))
 			return bad_value(optname, "%s", err);
 		return -1;
+	case OPT_WARMUP:
+		if (parse_time_or_zero(optarg, &cfg->warmup_ns, err, sizeof(err)))
+			return bad_value(optname, "%s", err);
+		if (cfg->warmup_ns > MAX_WARMUP_NS)
+			return bad_value(optname, "'%s' is longer than 1h", optarg);
+		p->warmup_given = true;
+		return -1;
 	case 'P':
 		return parse_probes(cfg, optarg);
 	case OPT_TOP:
@@ -525,6 +592,9 @@ static int opt_measure(struct cli_parse *p, int opt, const char *optname)
 		return -1;
 	case OPT_TRACE:
 		cfg->trace = true;
+		return -1;
+	case OPT_TRACE_STACKS:
+		cfg->trace = cfg->trace_stacks = true;
 		return -1;
 	default:
 		return NOT_MINE;
@@ -589,6 +659,28 @@ static int opt_report(struct cli_parse *p, int opt, const char *optname)
 		if (!*optarg ||
 		    snprintf(cfg->prom, sizeof(cfg->prom), "%s", optarg) >= (int)sizeof(cfg->prom))
 			return bad_value(optname, "the path is empty or too long");
+		return -1;
+	case OPT_PROM_KEEP:
+		cfg->prom_keep = true;
+		return -1;
+	case OPT_PROM_WINDOW:
+		if (parse_duration(optarg, NSEC_PER_SEC, &cfg->prom_window_ns, err, sizeof(err)))
+			return bad_value(optname, "%s", err);
+		if (cfg->prom_window_ns < NSEC_PER_MSEC)
+			return bad_value(optname, "'%s' is below the 1ms minimum", optarg);
+		p->prom_window_given = true;
+		return -1;
+	case OPT_RUN_NAME:
+		p->run_name_given = true;
+		/* A label value: any UTF-8 is legal, but a control character
+		 * or an empty name is a mistake on the command line. */
+		for (const char *c = optarg; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				return bad_value(optname, "control characters are not allowed");
+		if (!*optarg || snprintf(cfg->run_name, sizeof(cfg->run_name), "%s", optarg) >=
+				    (int)sizeof(cfg->run_name))
+			return bad_value(optname, "empty or longer than %zu bytes",
+					 sizeof(cfg->run_name) - 1);
 		return -1;
 	case OPT_HTML:
 		if (snprintf(cfg->html, sizeof(cfg->html), "%s", optarg) >= (int)sizeof(cfg->html))
@@ -662,20 +754,48 @@ static int opt_tweaks(struct cli_parse *p, int opt, const char *optname)
 	case OPT_FORCE:
 		cfg->force = true;
 		return -1;
-	case OPT_FAIL_IF: {
+	case OPT_FAIL_IF:
+	case OPT_FAIL_IF_RAW: {
 		struct compare_limit l;
 		if (!cfg->ab)
 			return bad_value(optname,
 					 "only with rtsoak ab (rtsoak compare for two reports)");
 		if (cfg->nfail_if == CLI_MAX_SET)
 			return bad_value(optname, "at most %d", CLI_MAX_SET);
-		if (compare_limit_parse(optarg, &l, err, sizeof(err))) {
+		if (compare_limit_parse(optarg, opt == OPT_FAIL_IF_RAW, &l, err, sizeof(err))) {
 			rtsoak_error("ab: %s", err);
 			return EXIT_USAGE;
 		}
+		cfg->fail_if_raw[cfg->nfail_if] = opt == OPT_FAIL_IF_RAW;
 		cfg->fail_if[cfg->nfail_if++] = optarg;
 		return -1;
 	}
+	case OPT_SETTLE:
+		if (!cfg->ab)
+			return bad_value(optname,
+					 "only with rtsoak ab (rounds settle after a switch)");
+		/* Against the round once every option is known (check_ab). */
+		if (parse_time_or_zero(optarg, &cfg->settle_ns, err, sizeof(err)))
+			return bad_value(optname, "%s", err);
+		p->settle_given = true;
+		p->settle_arg = optarg;
+		return -1;
+	case OPT_VERDICT_ON:
+	case OPT_MIN_EFFECT:
+	case OPT_BRIEF:
+		if (!cfg->ab)
+			return bad_value(optname, "only with rtsoak ab (and rtsoak compare)");
+		if (opt == OPT_BRIEF) {
+			cfg->ab_brief = true;
+			return -1;
+		}
+		if ((opt == OPT_VERDICT_ON
+			 ? compare_opts_verdict_on(&cfg->ab_opts, optarg, err, sizeof(err))
+			 : compare_opts_min_effect(&cfg->ab_opts, optarg, err, sizeof(err)))) {
+			rtsoak_error("ab: %s", err);
+			return EXIT_USAGE;
+		}
+		return -1;
 	case OPT_ROUNDS:
 	case OPT_ROUND_DURATION:
 		if (!cfg->ab)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <jansson.h>
 
+#include "compare.h"
 #include "cpuset.h"
 #include "exit.h"
 #include "load.h"
@@ -28,8 +29,17 @@ struct report;
 #define CLI_MAX_SET 64
 /* rtsoak ab: each round is a phase (PROBE_MAX_PHASES) */
 #define AB_MAX_ROUNDS ((PROBE_MAX_PHASES - 1) / 2)
-#define AB_DEFAULT_ROUNDS 4
+/* 5: with the default two judged statistics (p99, max), one moving alone needs
+ * p < 0.025, which the exact rank test of 4 rounds per arm cannot reach (0.029) */
+#define AB_DEFAULT_ROUNDS 5
 #define AB_DEFAULT_ROUND_NS (60 * 1000000000ull)
+/* --warmup: long enough for the loads' start-up, the probes' first page
+ * and cache misses and a first CPU frequency ramp (the first wake-up of a
+ * run was its worst, 14.6 ms: issue 15), short against a run. */
+#define DEFAULT_WARMUP_NS (1 * 1000000000ull)
+#define MAX_WARMUP_NS (3600 * 1000000000ull)
+/* ab --settle default: a tenth of the round, at most this. */
+#define AB_DEFAULT_SETTLE_MAX_NS (1 * 1000000000ull)
 
 enum cli_color { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER };
 
@@ -43,10 +53,14 @@ struct run_config {
 	uint64_t interval_ns;
 	uint64_t duration_ns; /* 0: no time limit (only with --loops) */
 	uint64_t loops;	      /* 0: until the duration ends */
+	/* --warmup: the probes and loads run this long before time 0, and
+	 * nothing counts; --duration is the counted time after it. */
+	uint64_t warmup_ns;
 	unsigned top_k;
 	int dma_latency_us; /* -1: leave /dev/cpu_dma_latency alone */
 	bool no_rt;
-	bool trace; /* --trace: attribution from tracefs (session_trace.c) */
+	bool trace;	   /* --trace: attribution from tracefs (session_trace.c) */
+	bool trace_stacks; /* --trace-stacks (implies trace): stacks at local-timer IRQs */
 	bool quiet;
 	char output[PATH_MAX];	 /* "-" for stdout */
 	struct lock output_lock; /* held for the run (lock.h); released by main */
@@ -68,6 +82,9 @@ struct run_config {
 	uint64_t series_limit;	  /* --series-limit: intervals kept per result */
 	uint64_t spike_threshold; /* --spike-threshold: 0 auto (SERIES_AUTO_*) */
 	char prom[PATH_MAX];	  /* --prom: OpenMetrics textfile; "" none */
+	bool prom_keep;		  /* --prom-keep: leave it, marked finished, at the end */
+	uint64_t prom_window_ns;  /* --prom-window: span of the windowed maximum */
+	char run_name[128];	  /* --run-name (default: the report's file name): label run */
 	/* Probe options given as command-line aliases (--net-interval T):
 	 * applied to every --probes entry of that probe by configure_probes,
 	 * the last value of each alias only. */
@@ -89,8 +106,14 @@ struct run_config {
 	bool ab;
 	unsigned ab_rounds;
 	uint64_t round_ns;
-	char *fail_if[CLI_MAX_SET]; /* ab --fail-if, checked by compare_limit_parse */
+	/* ab --settle: nothing counts for this long after each arm switch
+	 * (and at the start of the first round). */
+	uint64_t settle_ns;
+	char *fail_if[CLI_MAX_SET]; /* ab --fail-if(-raw), checked by compare_limit_parse */
+	bool fail_if_raw[CLI_MAX_SET];
 	unsigned nfail_if;
+	struct compare_opts ab_opts; /* --verdict-on, --min-effect */
+	bool ab_brief;		     /* --brief */
 	int argc;
 	char **argv;
 };
@@ -108,6 +131,12 @@ json_t *cli_config_json(const struct run_config *cfg);
  * code.  `rtsoak report ...` (report_cli.c) and `rtsoak compare ...`
  * (compare_cli.c). */
 int report_main(int argc, char **argv);
+/* `rtsoak report A.json B.json ...`: the fleet view of several reports
+ * (fleet_cli.c), given the options report_main parsed (NULL: not asked). */
+int fleet_cli_main(char **files, int nfiles, bool text, const char *html, const char *json,
+		   enum cli_color color);
+/* rtsoak check: the tuning checks without measuring (app/check_cli.c). */
+int check_cli_main(int argc, char **argv);
 int compare_main(int argc, char **argv);
 
 /* `rtsoak loads`: every load, its options and whether it can run here. */

@@ -131,6 +131,9 @@ static int check_ignored(const struct run_config *cfg, const struct cli_parse *p
 	if (!cfg->ab && p->duration_given && cfg->loops)
 		why = "--duration and --loops: give one (a run ends after its duration, or after "
 		      "N samples per probe)";
+	else if (cfg->loops && p->warmup_given && cfg->warmup_ns)
+		why = "--warmup with --loops: a --loops run counts its first N samples (give "
+		      "--duration for a warm-up)";
 	else if (p->load_cpus_given && !p->nspecs)
 		why = "--load-cpus: only loads use it, and there is no --loads";
 	else if (p->workdir_given && !p->nspecs)
@@ -139,15 +142,24 @@ static int check_ignored(const struct run_config *cfg, const struct cli_parse *p
 		why = "--phase-duration: only --schedule rotate has phases";
 	else if (p->checkpoint_given && cfg->checkpoint_ns && !strcmp(cfg->output, "-"))
 		why = "--checkpoint: a report on standard output (--output -) has no checkpoints";
+	else if (!cfg->prom[0] && (cfg->prom_keep || p->prom_window_given || p->run_name_given))
+		why = cfg->prom_keep ? "--prom-keep: there is no --prom file to keep"
+		      : p->prom_window_given
+			  ? "--prom-window: only the --prom series have a window"
+			  : "--run-name: only the --prom series carry it (label run)";
 	if (!why)
 		return -1;
 	rtsoak_error("%s", why);
 	return EXIT_USAGE;
 }
 
-/* rtsoak ab: the run's length is its rounds; phases are the rounds. */
-static int check_ab(struct run_config *cfg, bool duration_given)
+/* rtsoak ab: the run's length is its rounds; phases are the rounds; each
+ * round settles for a while after its switch (by default a tenth of it, at
+ * most AB_DEFAULT_SETTLE_MAX_NS), which must leave something to count. */
+static int check_ab(struct run_config *cfg, const struct cli_parse *p)
 {
+	bool duration_given = p->duration_given;
+
 	if (!cfg->nset) {
 		rtsoak_error("ab: needs --set PATH=VALUE (what the B rounds change)");
 		return EXIT_USAGE;
@@ -160,6 +172,17 @@ static int check_ab(struct run_config *cfg, bool duration_given)
 	if (cfg->rotate) {
 		rtsoak_error(
 		    "ab: --schedule rotate: the rounds are the phases (loads run throughout)");
+		return EXIT_USAGE;
+	}
+	if (!p->settle_given) {
+		cfg->settle_ns = cfg->round_ns / 10;
+		if (cfg->settle_ns > AB_DEFAULT_SETTLE_MAX_NS)
+			cfg->settle_ns = AB_DEFAULT_SETTLE_MAX_NS;
+	} else if (cfg->settle_ns >= cfg->round_ns) {
+		rtsoak_error(
+		    "--settle: '%s' is not shorter than a round (--round-duration %.3g s): "
+		    "nothing would count",
+		    p->settle_arg, (double)cfg->round_ns / 1e9);
 		return EXIT_USAGE;
 	}
 	cfg->duration_ns = 2ull * cfg->ab_rounds * cfg->round_ns;
@@ -209,12 +232,29 @@ static int resolve_cpus(struct run_config *cfg, const struct cli_parse *p)
 	return -1;
 }
 
+/* The run label of the --prom series: the report's file name without
+ * ".json" (distinct for runs started apart: the default name holds the start
+ * time), or that default's name for a report on standard output. */
+static void default_run_name(struct run_config *cfg)
+{
+	char def[64];
+	const char *name = cfg->output;
+
+	if (!strcmp(name, "-")) {
+		default_output(def, sizeof(def));
+		name = def;
+	}
+	util_report_stem(name, cfg->run_name, sizeof(cfg->run_name));
+}
+
 static int check_outputs(struct run_config *cfg)
 {
 	int rc;
 
 	if (!cfg->output[0])
 		default_output(cfg->output, sizeof(cfg->output));
+	if (!cfg->run_name[0])
+		default_run_name(cfg);
 	/* What each output is decides how it is written (output.h), and a
 	 * directory or a socket is refused here, not after the run. */
 	if ((rc = cli_output_writable(NULL, "--output", cfg->output, OUTPUT_JSON,
@@ -255,10 +295,14 @@ int cli_check_config(struct cli_parse *p)
 
 	if ((rc = check_ignored(cfg, p)) >= 0)
 		return rc;
-	if (cfg->ab && (rc = check_ab(cfg, p->duration_given)) >= 0)
+	if (cfg->ab && (rc = check_ab(cfg, p)) >= 0)
 		return rc;
 	if (!p->duration_given && !cfg->ab)
 		cfg->duration_ns = cfg->loops ? 0 : DEFAULT_DURATION_NS;
+	/* --loops: N samples from the first, no warm-up unless asked (and
+	 * asking is refused above). */
+	if (cfg->loops && !p->warmup_given)
+		cfg->warmup_ns = 0;
 	if ((rc = resolve_cpus(cfg, p)) >= 0)
 		return rc;
 	if (p->nspecs && ((rc = check_workdir(cfg->workdir)) >= 0 ||
@@ -273,7 +317,8 @@ int cli_check_config(struct cli_parse *p)
 #ifndef HAVE_TRACEFS
 	/* Before anything is measured, not at the set-up. */
 	if (cfg->trace) {
-		rtsoak_error("--trace: %s", TRACE_NOT_BUILT);
+		rtsoak_error("%s: %s", cfg->trace_stacks ? "--trace-stacks" : "--trace",
+			     TRACE_NOT_BUILT);
 		return EXIT_ENV;
 	}
 #endif

@@ -39,6 +39,7 @@ json_t *cli_config_json(const struct run_config *cfg)
 					     : json_null());
 	json_object_set_new(c, "loops",
 			    cfg->loops ? json_integer((json_int_t)cfg->loops) : json_null());
+	json_object_set_new(c, "warmup_ns", json_integer((json_int_t)cfg->warmup_ns));
 	json_object_set_new(c, "probes", probes);
 	json_object_set_new(c, "top_k", json_integer(cfg->top_k));
 	json_object_set_new(c, "dma_latency_us",
@@ -46,6 +47,7 @@ json_t *cli_config_json(const struct run_config *cfg)
 						     : json_null());
 	json_object_set_new(c, "no_rt", json_boolean(cfg->no_rt));
 	json_object_set_new(c, "trace", json_boolean(cfg->trace));
+	json_object_set_new(c, "trace_stacks", json_boolean(cfg->trace_stacks));
 	json_object_set_new(c, "output", json_string(cfg->output));
 	json_object_set_new(c, "record", record);
 	json_object_set_new(c, "clock", json_string("CLOCK_MONOTONIC"));
@@ -63,6 +65,9 @@ json_t *cli_config_json(const struct run_config *cfg)
 			    cfg->spike_threshold ? json_integer((json_int_t)cfg->spike_threshold)
 						 : json_string("auto"));
 	json_object_set_new(c, "prom", cfg->prom[0] ? json_string(cfg->prom) : json_null());
+	json_object_set_new(c, "prom_keep", json_boolean(cfg->prom_keep));
+	json_object_set_new(c, "prom_window_ns", json_integer((json_int_t)cfg->prom_window_ns));
+	json_object_set_new(c, "run_name", json_string(cfg->run_name));
 	json_object_set_new(c, "html", cfg->html[0] ? json_string(cfg->html) : json_null());
 	json_object_set_new(c, "phase_duration_ns",
 			    cfg->rotate ? json_integer((json_int_t)cfg->phase_ns) : json_null());
@@ -71,9 +76,10 @@ json_t *cli_config_json(const struct run_config *cfg)
 		json_array_append_new(set, json_string(cfg->set[i]));
 	json_object_set_new(c, "set", set);
 	json_object_set_new(c, "ab",
-			    cfg->ab ? json_pack("{s:I, s:I}", "rounds_per_arm",
+			    cfg->ab ? json_pack("{s:I, s:I, s:I}", "rounds_per_arm",
 						(json_int_t)cfg->ab_rounds, "round_duration_ns",
-						(json_int_t)cfg->round_ns)
+						(json_int_t)cfg->round_ns, "settle_ns",
+						(json_int_t)cfg->settle_ns)
 				    : json_null());
 	/* Each entry's effective options and its results' sampling periods
 	 * (the timing precision of their spike times), then what the probes

@@ -26,6 +26,10 @@ struct cli_parse {
 	bool workdir_given;
 	bool phase_given;
 	bool checkpoint_given;
+	bool prom_window_given, run_name_given;
+	bool warmup_given;
+	bool settle_given;
+	const char *settle_arg; /* --settle as given, for the message */
 	char *specs[LOAD_MAX_INSTANCES];
 	unsigned nspecs;
 };

@@ -1,4 +1,7 @@
-/* compare_cli: `rtsoak compare A.json B.json [--json OUT] [--fail-if EXPR]...`.
+/* compare_cli: `rtsoak compare A.json B.json [--json OUT] [--fail-if EXPR]...
+ * [--fail-if-raw EXPR]... [--verdict-on STATS] [--min-effect E] [--brief]`,
+ * `rtsoak compare A1.json A2.json ... vs B1.json ...` (several runs a side) and
+ * `rtsoak compare AB.json` (an ab report judged again).
  * Exit 0, or 1 when a --fail-if limit is broken, 2 on bad input. */
 #include <config.h>
 
@@ -17,10 +20,18 @@
 
 static const char usage[] =
     "usage: rtsoak compare A.json B.json [--fail-if STAT>CHANGE]... [--json OUT] [--html OUT]\n"
-    "                      [--color auto|always|never]\n"
+    "       rtsoak compare A1.json A2.json... vs B1.json B2.json... [options]\n"
+    "                      [--fail-if-raw STAT>CHANGE]... [--verdict-on STAT[,STAT]...]\n"
+    "                      [--min-effect AMOUNT[,PCT%]] [--brief] [--color auto|always|never]\n"
     "  A is the baseline, B the run under test; each file is an rtsoak report or a\n"
     "  cyclictest --json file.  STAT: count min mean p50 p90 p99 p99.9 p99.99 p99.999\n"
-    "  max missed; CHANGE: +10%, -5%, +50us (B - A; trips when the change is larger).\n";
+    "  max missed; CHANGE: +10%, -5%, +50us (B - A; trips when the 95 % interval of\n"
+    "  the change lies beyond it; --fail-if-raw: when the plain change is larger).\n"
+    "  --verdict-on: what the verdict judges (default p99,max); --min-effect: a\n"
+    "  smaller shift is no practical difference (default 2us,5%, the larger).\n"
+    "  Several runs a side (the word vs between them): every statistic is judged by\n"
+    "  the runs' values, so the noise between runs is in the test (4 a side or more\n"
+    "  can reach p < 0.05).  One file: an rtsoak ab report, its arms judged again.\n";
 
 /* Every limit must be checkable where both sides have samples: a CI gate
  * that silently passes on a file without percentiles would be a lie. */
@@ -30,7 +41,7 @@ static int limits_checkable(const struct comparison *c, const struct compare_lim
 		for (size_t k = 0; k < c->n; k++) {
 			const struct compare_match *m = &c->m[k];
 			bool ok;
-			(void)compare_limit_broken(&l[i], m, &ok);
+			(void)compare_limit_broken(&l[i], m, &ok, NULL);
 			if (ok || !m->a->count || !m->b->count)
 				continue;
 			rtsoak_error("compare: --fail-if %s: %s does not record %s", l[i].text,
@@ -44,18 +55,7 @@ static int limits_checkable(const struct comparison *c, const struct compare_lim
 static int write_json(const struct comparison *c, const struct compare_limit *l, size_t nl,
 		      const char *path)
 {
-	json_t *root = compare_json(c, l, nl);
-	char *text = root ? json_dumps(root, JSON_INDENT(2)) : NULL;
-	int rc;
-
-	json_decref(root);
-	if (!text)
-		return -ENOMEM;
-	size_t len = strlen(text);
-	text[len] = '\n'; /* replace the NUL: the buffer is written by length */
-	rc = output_write(path, text, len + 1);
-	free(text);
-	return rc;
+	return json_document_write(compare_json(c, l, nl), path);
 }
 
 int compare_main(int argc, char **argv)
@@ -63,6 +63,10 @@ int compare_main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", required_argument, NULL, 'j' },
 		{ "fail-if", required_argument, NULL, 'f' },
+		{ "fail-if-raw", required_argument, NULL, 'r' },
+		{ "verdict-on", required_argument, NULL, 'v' },
+		{ "min-effect", required_argument, NULL, 'm' },
+		{ "brief", no_argument, NULL, 'b' },
 		{ "html", required_argument, NULL, 'H' },
 		{ "color", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
@@ -72,10 +76,17 @@ int compare_main(int argc, char **argv)
 	size_t nlimits = 0;
 	const char *json_out = NULL, *html_out = NULL;
 	enum cli_color color = CLI_COLOR_AUTO;
-	struct report ra, rb;
+	struct report run[2 * COMPARE_MAX_RUNS];
+	const struct report *side[2][COMPARE_MAX_RUNS];
+	const char *path[2][COMPARE_MAX_RUNS];
+	size_t nside[2] = { 0, 0 }, nread = 0;
 	struct comparison c;
 	char err[512];
 	int opt, rc, exit_code = EXIT_OK;
+	struct compare_opts copts;
+	bool brief = false;
+
+	compare_opts_default(&copts);
 
 	optind = 1;
 	opterr = 0;
@@ -85,14 +96,28 @@ int compare_main(int argc, char **argv)
 			json_out = optarg;
 			break;
 		case 'f':
+		case 'r':
 			if (nlimits == MAX_LIMITS) {
 				rtsoak_error("compare: at most %d --fail-if limits", MAX_LIMITS);
 				return EXIT_USAGE;
 			}
-			if (compare_limit_parse(optarg, &limits[nlimits++], err, sizeof(err))) {
+			if (compare_limit_parse(optarg, opt == 'r', &limits[nlimits++], err,
+						sizeof(err))) {
 				rtsoak_error("compare: %s", err);
 				return EXIT_USAGE;
 			}
+			break;
+		case 'v':
+		case 'm':
+			if ((opt == 'v'
+				 ? compare_opts_verdict_on(&copts, optarg, err, sizeof(err))
+				 : compare_opts_min_effect(&copts, optarg, err, sizeof(err)))) {
+				rtsoak_error("compare: %s", err);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'b':
+			brief = true;
 			break;
 		case 'H':
 			html_out = optarg;
@@ -103,11 +128,34 @@ int compare_main(int argc, char **argv)
 			break;
 		}
 	}
-	if (argc - optind != 2) {
+	/* One file: an rtsoak ab report, judged again (other options, limits);
+	 * "vs" between several files: runs a side. */
+	int nfiles = argc - optind, vs = -1;
+	for (int i = optind; i < argc; i++)
+		if (!strcmp(argv[i], "vs")) {
+			if (vs >= 0) {
+				rtsoak_error("compare: 'vs' given twice (a file named vs: ./vs)");
+				return EXIT_USAGE;
+			}
+			vs = i;
+		}
+	bool ab = nfiles == 1;
+	if (vs >= 0 ? vs == optind || vs == argc - 1 : !ab && nfiles != 2) {
 		rtsoak_error(
-		    "compare: expected two files, A (baseline) and B (usage: rtsoak compare "
+		    "compare: expected two files, A (baseline) and B, several runs a side "
+		    "(A1 A2 ... vs B1 B2 ...), or one rtsoak ab report (usage: rtsoak compare "
 		    "A.json B.json [--fail-if STAT>CHANGE]... [--json OUT])");
 		return EXIT_USAGE;
+	}
+	for (int i = optind; i < argc; i++) {
+		int s = vs >= 0 ? i > vs : i > optind;
+		if (i == vs)
+			continue;
+		if (nside[s] == COMPARE_MAX_RUNS) {
+			rtsoak_error("compare: at most %d runs a side", COMPARE_MAX_RUNS);
+			return EXIT_USAGE;
+		}
+		path[s][nside[s]++] = argv[i];
 	}
 	if ((json_out &&
 	     cli_output_writable("compare", "--json", json_out, OUTPUT_JSON, NULL) < 0) ||
@@ -118,13 +166,25 @@ int compare_main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	(void)output_stale();
-	if ((rc = cli_report_read("compare", argv[optind], &ra)) >= 0)
-		return rc;
-	if ((rc = cli_report_read("compare", argv[optind + 1], &rb)) >= 0) {
-		report_free(&ra);
-		return rc;
+	memset(&c, 0, sizeof(c));
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < nside[s]; i++) {
+			if ((rc = cli_report_read("compare", path[s][i], &run[nread])) >= 0) {
+				exit_code = rc;
+				goto out;
+			}
+			side[s][i] = &run[nread++];
+		}
+	if (ab && !run[0].ab) {
+		rtsoak_error("compare: %s is not an rtsoak ab report: give two files to compare",
+			     path[0][0]);
+		exit_code = EXIT_USAGE;
+		goto out;
 	}
-	if (compare_build(&c, &ra, argv[optind], &rb, argv[optind + 1]) < 0) {
+	compare_opts_need(&copts, limits, nlimits);
+	if ((ab ? compare_build_ab(&c, &run[0], path[0][0], &copts)
+		: compare_build_runs(&c, side[0], path[0], nside[0], side[1], path[1], nside[1],
+				     &copts)) < 0) {
 		rtsoak_error("compare: out of memory");
 		exit_code = EXIT_ENV;
 		goto out;
@@ -137,7 +197,7 @@ int compare_main(int argc, char **argv)
 	FILE *table = (json_out && !strcmp(json_out, "-")) || (html_out && !strcmp(html_out, "-"))
 			  ? stderr
 			  : stdout;
-	compare_print(&c, limits, nlimits, table, cli_color_wanted(color, table));
+	compare_print(&c, limits, nlimits, table, cli_color_wanted(color, table), brief);
 	if (json_out && (rc = write_json(&c, limits, nlimits, json_out)) < 0) {
 		rtsoak_error("compare: --json: cannot write '%s': %s", json_out, strerror(-rc));
 		exit_code = EXIT_ENV;
@@ -151,12 +211,12 @@ int compare_main(int argc, char **argv)
 	for (size_t i = 0; i < nlimits; i++)
 		for (size_t k = 0; k < c.n; k++) {
 			bool ok;
-			if (compare_limit_broken(&limits[i], &c.m[k], &ok))
+			if (compare_limit_broken(&limits[i], &c.m[k], &ok, NULL))
 				exit_code = EXIT_LIMIT;
 		}
 out:
 	compare_free(&c);
-	report_free(&ra);
-	report_free(&rb);
+	while (nread)
+		report_free(&run[--nread]);
 	return exit_code;
 }

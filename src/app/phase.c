@@ -117,17 +117,27 @@ unsigned phase_at(const struct phase_plan *p, uint64_t t_ns)
 	return p->current;
 }
 
-uint64_t phase_load_active_ns(const struct phase_plan *p, unsigned i)
+/* The time phase k has been running in its open occurrence at now_ns (0
+ * when it is not the open one): a live report counts it, or a run's only
+ * phase would say 0 s until its end. */
+static uint64_t open_ns(const struct phase_plan *p, unsigned k, uint64_t now_ns)
+{
+	if (!p->open || k != p->current || now_ns == PHASE_CLOSED || now_ns <= p->cur_start)
+		return 0;
+	return now_ns - p->cur_start;
+}
+
+uint64_t phase_load_active_ns(const struct phase_plan *p, unsigned i, uint64_t now_ns)
 {
 	uint64_t t = 0;
 
 	for (unsigned k = 0; k < p->n; k++)
 		if (p->mask[k] & (1u << i))
-			t += p->time_ns[k];
+			t += p->time_ns[k] + open_ns(p, k, now_ns);
 	return t;
 }
 
-json_t *phase_report(const struct phase_plan *p, const struct run_config *cfg)
+json_t *phase_report(const struct phase_plan *p, const struct run_config *cfg, uint64_t now_ns)
 {
 	json_t *arr = json_array();
 
@@ -136,10 +146,17 @@ json_t *phase_report(const struct phase_plan *p, const struct run_config *cfg)
 		for (unsigned i = 0; i < cfg->nloads; i++)
 			if (p->mask[k] & (1u << i))
 				json_array_append_new(loads, json_string(cfg->loads[i].spec));
+		uint64_t open = open_ns(p, k, now_ns);
+		/* the open occurrence up to now, in a copy: the plan's list only
+		 * gets it when it closes */
+		json_t *occ = open ? json_copy(p->occurrences[k]) : json_incref(p->occurrences[k]);
+		if (open)
+			json_array_append_new(
+			    occ, json_pack("[I, I]", (json_int_t)p->cur_start, (json_int_t)now_ns));
 		json_array_append_new(
-		    arr, json_pack("{s:s, s:o, s:I, s:O, s:o}", "name", p->name[k], "loads", loads,
-				   "time_ns", (json_int_t)p->time_ns[k], "occurrences",
-				   p->occurrences[k], "system",
+		    arr, json_pack("{s:s, s:o, s:I, s:o, s:o}", "name", p->name[k], "loads", loads,
+				   "time_ns", (json_int_t)(p->time_ns[k] + open), "occurrences",
+				   occ, "system",
 				   sysdelta_summary(p->sys_acc[k], PHASE_TOP_INTERRUPTS)
 				       ?: json_object()));
 	}

@@ -44,13 +44,16 @@ void phase_end(struct phase_plan *p, uint64_t t_ns);
 /* phase_end + phase_begin(next) at t_ns, with the probes' attribution moved
  * to `next` before anything slow (the system counters) is read. */
 void phase_switch(struct phase_plan *p, unsigned next, uint64_t t_ns);
-/* How long load instance i was scheduled to run. */
 /* The phase whose occurrence holds t_ns (since start): the current one
  * from its start on, else a closed occurrence; the current one if none. */
 unsigned phase_at(const struct phase_plan *p, uint64_t t_ns);
-uint64_t phase_load_active_ns(const struct phase_plan *p, unsigned i);
-/* The report's "phases" array. */
-json_t *phase_report(const struct phase_plan *p, const struct run_config *cfg);
+/* now_ns for a report at the end, when no phase is open any more. */
+#define PHASE_CLOSED UINT64_MAX
+/* How long load instance i was scheduled to run, by now_ns (since start: a
+ * live report counts the open occurrence up to it; PHASE_CLOSED: none). */
+uint64_t phase_load_active_ns(const struct phase_plan *p, unsigned i, uint64_t now_ns);
+/* The report's "phases" array as of now_ns (the open occurrence up to it). */
+json_t *phase_report(const struct phase_plan *p, const struct run_config *cfg, uint64_t now_ns);
 void phase_plan_free(struct phase_plan *p);
 
 #endif

@@ -1,7 +1,8 @@
 /* report_cli: `rtsoak report FILE.json [--text] [--html OUT] [--histogram-text OUT]
- * [--json OUT] [--prom OUT] [--color auto|always|never]`: read a report (or a
+ * [--json OUT] [--prom OUT] [--rt-tests-json OUT] [--lava] [--color auto|always|never]`: read a report (or a
  * cyclictest --json file) into the model and render it in each view asked for.
- * Without an output option it prints the terminal summary. */
+ * Without an output option it prints the terminal summary.  Given several
+ * files it is the fleet view (fleet_cli.c): --text, --html and --json only. */
 #include <config.h>
 
 #include <errno.h>
@@ -14,11 +15,18 @@
 
 static const char usage[] =
     "usage: rtsoak report FILE.json [--text] [--html OUT] [--histogram-text OUT]\n"
-    "                    [--json OUT] [--prom OUT] [--color auto|always|never]\n"
+    "                    [--json OUT] [--prom OUT] [--rt-tests-json OUT] [--lava]\n"
+    "                    [--color auto|always|never]\n"
+    "       rtsoak report A.json B.json... [--text] [--html OUT] [--json OUT]\n"
     "  FILE.json: an rtsoak report or a cyclictest --json file.  OUT '-' is standard output.\n"
     "  --text: the terminal summary (the default when no output is asked for)\n"
     "  --html: one self-contained page with plots; --histogram-text: cyclictest -h layout;\n"
-    "  --json: the report again (a round trip); --prom: the node_exporter textfile.\n";
+    "  --json: the report again (a round trip); --prom: the node_exporter textfile;\n"
+    "  --rt-tests-json: the timer probe as cyclictest --json writes it;\n"
+    "  --lava: LAVA result lines on standard output (result.txt / send-to-lava.sh).\n"
+    "  Several files: the fleet view, one row per report, worst first (--text, the default);\n"
+    "  --html: the table and per host x CPU heat maps, linking each report's own NAME.html;\n"
+    "  --json: the rows as rtsoak-fleet/1.\n";
 
 struct view {
 	const char *opt;
@@ -35,6 +43,8 @@ int report_main(int argc, char **argv)
 		{ "prom", required_argument, NULL, 'p' },
 		{ "html", required_argument, NULL, 'H' },
 		{ "histogram-text", required_argument, NULL, 'T' },
+		{ "rt-tests-json", required_argument, NULL, 'R' },
+		{ "lava", no_argument, NULL, 'L' },
 		{ "text", no_argument, NULL, 't' },
 		{ "color", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
@@ -45,6 +55,9 @@ int report_main(int argc, char **argv)
 		{ "--prom", NULL, report_prom_write, true, OUTPUT_PROM },
 		{ "--html", NULL, report_html_write, false, OUTPUT_HTML },
 		{ "--histogram-text", NULL, report_histogram_text_write, false, OUTPUT_TEXT },
+		/* A cyclictest file is in that shape already. */
+		{ "--rt-tests-json", NULL, rttests_json_write, true, OUTPUT_JSON },
+		{ "--lava", NULL, lava_write, false, OUTPUT_TEXT },
 	};
 	const unsigned nviews = sizeof(views) / sizeof(views[0]);
 	bool text = false, any = false, to_stdout = false;
@@ -60,7 +73,11 @@ int report_main(int argc, char **argv)
 		case 'p':
 		case 'H':
 		case 'T':
-			views[opt == 'j' ? 0 : opt == 'p' ? 1 : opt == 'H' ? 2 : 3].path = optarg;
+		case 'R':
+			views[strchr("jpHTR", opt) - "jpHTR"].path = optarg;
+			break;
+		case 'L':
+			views[5].path = "-"; /* always standard output */
 			break;
 		case 't':
 			text = true;
@@ -71,9 +88,22 @@ int report_main(int argc, char **argv)
 			break;
 		}
 	}
-	if (argc - optind != 1) {
-		rtsoak_error("report: expected one report file (see rtsoak report --help)");
+	if (argc - optind < 1) {
+		rtsoak_error("report: expected a report file (see rtsoak report --help)");
 		return EXIT_USAGE;
+	}
+	if (argc - optind > 1) {
+		/* The fleet view has its own outputs; the others describe one run. */
+		for (unsigned i = 1; i < nviews; i++)
+			if (views[i].path && i != 2) {
+				rtsoak_error(
+				    "report: %s takes one report; with %d files (the fleet "
+				    "view) only --text, --html and --json",
+				    views[i].opt, argc - optind);
+				return EXIT_USAGE;
+			}
+		return fleet_cli_main(argv + optind, argc - optind, text, views[2].path,
+				      views[0].path, color);
 	}
 	/* Output paths first: a typo must not cost a read of a 24-hour report. */
 	for (unsigned i = 0; i < nviews; i++) {
@@ -100,13 +130,22 @@ int report_main(int argc, char **argv)
 		/* rtsoak's own formats cannot say "not recorded": converting an
 		 * imported file would invent zeros. */
 		if (views[i].rtsoak_only && r.tool_name) {
-			rtsoak_error("report: %s: %s is a %s file; --json and --prom take rtsoak "
-				     "reports only (compare, --html and --text read it as it is)",
-				     views[i].opt, argv[optind], r.tool_name);
+			rtsoak_error(
+			    "report: %s: %s is a %s file; --json, --prom and "
+			    "--rt-tests-json take rtsoak reports only (compare, --html and "
+			    "--text read it as it is)",
+			    views[i].opt, argv[optind], r.tool_name);
 			report_free(&r);
 			return EXIT_USAGE;
 		}
-		if ((rc = views[i].write(&r, views[i].path)) == -ENODATA) {
+		if ((rc = views[i].write(&r, views[i].path)) == -ENOMSG) {
+			rtsoak_error("report: %s: %s has no timer probe results (the cyclictest "
+				     "shape holds only those)",
+				     views[i].opt, argv[optind]);
+			report_free(&r);
+			return EXIT_USAGE;
+		}
+		if (rc == -ENODATA) {
 			rtsoak_error(
 			    "report: %s: %s has no histogram (a cyclictest file without -h)",
 			    views[i].opt, argv[optind]);

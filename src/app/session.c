@@ -31,6 +31,7 @@
 #include "rt.h"
 #include "session.h"
 #include "session_internal.h"
+#include "check.h"
 #include "sysinfo.h"
 #include "util.h"
 
@@ -100,12 +101,15 @@ static void *probe_main(void *arg)
 	return (void *)(intptr_t)rc;
 }
 
-/* Open the gate: 1 to measure, -1 to send every probe home. */
-static void open_gate(struct session *s, int go, uint64_t t0)
+/* Open the gate: 1 to measure, -1 to send every probe home.  The probes
+ * start at `start`; their samples count from t0 (start + the warm-up). */
+static void open_gate(struct session *s, int go, uint64_t start, uint64_t t0)
 {
 	pthread_mutex_lock(&s->lock);
-	for (unsigned i = 0; i < s->nthreads; i++)
+	for (unsigned i = 0; i < s->nthreads; i++) {
+		s->threads[i].start_ns = start;
 		s->threads[i].t0_ns = t0;
+	}
 	s->go = go;
 	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->lock);
@@ -178,6 +182,8 @@ static int start_families(struct session *s, struct report *r)
 		f->pc = &cfg->probes[p];
 		f->env = &cfg->probe_env;
 		f->t0_ns = s->t0;
+		f->start_ns = s->threads[0].start_ns;
+		f->count_from_ns = &s->count_from;
 		f->stop = &s->stop;
 		f->threads = calloc(s->nthreads, sizeof(*f->threads));
 		if (!f->threads)
@@ -214,6 +220,15 @@ static void stop_families(struct session *s)
 	}
 }
 
+/* From `at` (CLOCK_MONOTONIC) on, samples count: the session's copy and
+ * each probe thread's (probe_counts). */
+static void set_count_from(struct session *s, uint64_t at)
+{
+	__atomic_store_n(&s->count_from, at, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < s->nthreads; i++)
+		__atomic_store_n(&s->threads[i].count_from_ns, at, __ATOMIC_RELAXED);
+}
+
 /* Rotate to the next phase: ab's tweaks first (session_ab.c), then the
  * loads, then the probes' attribution. */
 static void switch_phase(struct session *s, struct report *r)
@@ -221,6 +236,11 @@ static void switch_phase(struct session *s, struct report *r)
 	unsigned next = (s->phases.current + 1) % s->phases.n;
 	int rc;
 
+	/* ab: nothing counts while the arms switch, nor for --settle after
+	 * the switch, in either round: the tweaks' and the loads' transients
+	 * belong to no arm. */
+	if (s->cfg->ab)
+		set_count_from(s, UINT64_MAX);
 	if (s->cfg->ab && session_ab_switch(s, r, next) < 0)
 		return;
 	rc = s->sup ? load_supervisor_phase(s->sup, next, 5000) : 0;
@@ -230,6 +250,8 @@ static void switch_phase(struct session *s, struct report *r)
 		report_warn(r, "phase '%s' at %.3f s: the loads did not switch in time: %s",
 			    s->phases.name[next], (double)t / 1e9, strerror(-rc));
 	phase_switch(&s->phases, next, t);
+	if (s->cfg->ab)
+		set_count_from(s, s->t0 + t + s->cfg->settle_ns);
 }
 
 /* The time series' housekeeping side: one per probe thread, fed by
@@ -247,9 +269,9 @@ static int series_start(struct session *s)
 			return -EINVAL;
 	/* --spike-threshold auto: after the first 5 s, or a quarter of a
 	 * shorter run, so that short runs get one too. */
-	s->warmup_ns = SERIES_AUTO_WARMUP_NS;
+	s->auto_threshold_ns = SERIES_AUTO_WARMUP_NS;
 	if (cfg->duration_ns && cfg->duration_ns < 4 * SERIES_AUTO_WARMUP_NS)
-		s->warmup_ns = cfg->duration_ns / 4;
+		s->auto_threshold_ns = cfg->duration_ns / 4;
 	s->thresholds_set = cfg->spike_threshold != SERIES_THRESHOLD_AUTO;
 	if (s->thresholds_set)
 		for (unsigned i = 0; i < s->nthreads; i++)
@@ -294,7 +316,7 @@ static void series_tick(struct session *s, uint64_t now)
 {
 	for (unsigned i = 0; i < s->nthreads; i++)
 		(void)series_drain(&s->series[i]); /* ENOMEM: the ring keeps it for later */
-	if (!s->thresholds_set && now - s->t0 >= s->warmup_ns)
+	if (!s->thresholds_set && now - s->t0 >= s->auto_threshold_ns)
 		series_auto_thresholds(s, now - s->t0);
 }
 
@@ -524,6 +546,37 @@ static int restore_tweaks(struct run_config *cfg)
 	return tweak_restore(&cfg->tweaks, restore_err, sizeof(restore_err));
 }
 
+/* The tuning checks (src/sys/check.c) of the machine as it is measured: after the tweaks and
+ * with /dev/cpu_dma_latency held, so the report says what this run had.  They take a few ms
+ * (rtsoak check on this 2-CPU guest: ~10 ms, the process scan and /proc/interrupts most).
+ * A root that cannot be opened leaves the report without checks and says so. */
+static int fill_checks(struct report *r, struct run_config *cfg)
+{
+	struct check_result *res = calloc(check_count ? check_count : 1, sizeof(*res));
+	struct check_ctx ctx;
+	char err[256];
+
+	if (!res)
+		return -ENOMEM;
+	if (check_ctx_open(&ctx, NULL, &cfg->cpus, &cfg->housekeeping,
+			   cfg->no_rt ? 0 : cfg->priority, cfg->interval_ns, err, sizeof(err))) {
+		free(res);
+		return report_warn(r, "tuning checks not run: %s", err) ? -ENOMEM : 0;
+	}
+	check_run(&ctx, res);
+	/* the configuration the checks read, for the snapshot too */
+	json_t *kc = check_config_json(&ctx), *kt = check_proc_kthreads_json(&ctx),
+	       *irqs = check_irq_json(&ctx);
+	check_ctx_close(&ctx);
+	r->checks = check_json(res, check_count);
+	free(res);
+	if (!kc || json_object_set_new(r->system, "kernel_config", kc) ||
+	    json_object_set_new(r->system, "kthreads", kt ? kt : json_null()) ||
+	    json_object_set_new(r->system, "irqs", irqs ? irqs : json_null()))
+		return -ENOMEM;
+	return r->checks ? 0 : -ENOMEM;
+}
+
 static int fill_header(struct report *r, struct run_config *cfg)
 {
 	r->tool_version = strdup(PACKAGE_VERSION);
@@ -537,7 +590,7 @@ static int fill_header(struct report *r, struct run_config *cfg)
 	r->system = sysinfo_snapshot();
 	if (!r->system || sysinfo_record(r->system, cfg->record, cfg->nrecord) < 0)
 		return -ENOMEM;
-	return 0;
+	return fill_checks(r, cfg);
 }
 
 /* A shell starts background jobs with SIGINT ignored, and an ignored
@@ -608,7 +661,7 @@ static int start_probes(struct session *s, struct report *r)
 	if (rc < 0 || bad) {
 		if (bad)
 			rtsoak_error("%s probe on CPU %d: %s", bad->ops->name, bad->cpu, bad->err);
-		open_gate(s, -1, 0);
+		open_gate(s, -1, 0, 0);
 		stop_threads(s);
 		return EXIT_ENV;
 	}
@@ -618,11 +671,38 @@ static int start_probes(struct session *s, struct report *r)
 		report_warn(r, "could not lock the probes' memory after set-up: %s", strerror(-rc));
 	if (series_start(s) < 0) {
 		rtsoak_error("out of memory for the time series");
-		open_gate(s, -1, 0);
+		open_gate(s, -1, 0, 0);
 		stop_threads(s);
 		return EXIT_ENV;
 	}
 	return -1;
+}
+
+/* --warmup: the probes and loads run, nothing counts (their samples have
+ * negative times).  Only a terminating signal ends it early; --trace keeps
+ * reading its buffers.  Returns the signal, or 0 at t0. */
+static int wait_warmup(struct session *s)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	for (;;) {
+		uint64_t now = util_now_ns(CLOCK_MONOTONIC);
+		if (now >= s->t0)
+			return 0;
+		if (__atomic_load_n(&s->finished, __ATOMIC_ACQUIRE) == s->nthreads)
+			return 0;
+		session_trace_tick(s, false);
+		uint64_t tick = (s->trace ? 20 : 100) * NSEC_PER_MSEC;
+		uint64_t wait = s->t0 - now < tick ? s->t0 - now : tick;
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)wait };
+		int sig = sigtimedwait(&set, NULL, &ts);
+		if (sig > 0)
+			return sig;
+	}
 }
 
 /* Open the gate, run the housekeeping loop until the end, stop the probes:
@@ -630,32 +710,45 @@ static int start_probes(struct session *s, struct report *r)
 static void measure(struct session *s, struct report *r)
 {
 	struct run_config *cfg = s->cfg;
+	uint64_t start;
 	int rc;
 
 	/* The first phase's loads run before the first sample: measure them
 	 * in their steady state, not their start-up. */
 	if (s->sup && (rc = load_supervisor_phase(s->sup, 0, 5000)) < 0)
 		report_warn(r, "the loads did not start in time: %s", strerror(-rc));
-	s->start_rt = util_now_ns(CLOCK_REALTIME);
-	s->t0 = util_now_ns(CLOCK_MONOTONIC);
-	phase_begin(&s->phases, 0, 0);
-	open_gate(s, 1, s->t0);
-	progress_init(&s->prog, cfg->quiet, s->t0, cfg->duration_ns);
+	/* Time 0 is the end of the warm-up: every time in the report, and
+	 * --duration, count from there. */
+	s->start_rt = util_now_ns(CLOCK_REALTIME) + cfg->warmup_ns;
+	start = util_now_ns(CLOCK_MONOTONIC);
+	s->t0 = start + cfg->warmup_ns;
+	/* ab: the first round settles like every other (start-up in no arm). */
+	set_count_from(s, s->t0 + (cfg->ab ? cfg->settle_ns : 0));
+	open_gate(s, 1, start, s->t0);
 
 	if (start_families(s, r) < 0) {
 		s->sig = 0;
 		s->failed = 1;
 		report_warn(r, "a probe failed to start its shared part; see the log");
 		stop_threads(s);
-	} else {
-		s->sig = wait_for_end(s, r);
-		/* The run ends when the probes are told to stop: joining them and
-		 * the net sender can take a while on a busy machine, and that is
-		 * not time the probes measured. */
-		s->end = util_now_ns(CLOCK_MONOTONIC);
-		progress_done(&s->prog);
-		s->failed = stop_threads(s);
+		phase_begin(&s->phases, 0, 0);
+		return;
 	}
+	s->sig = wait_warmup(s);
+	/* The phase (and its system counters) begins with the counted time. */
+	phase_begin(&s->phases, 0, 0);
+	progress_init(&s->prog, cfg->quiet, s->t0, cfg->duration_ns);
+	if (!s->sig)
+		s->sig = wait_for_end(s, r);
+	/* The run ends when the probes are told to stop: joining them and
+	 * the net sender can take a while on a busy machine, and that is
+	 * not time the probes measured.  A run stopped in its warm-up lasted
+	 * 0 s. */
+	s->end = util_now_ns(CLOCK_MONOTONIC);
+	if (s->end < s->t0)
+		s->end = s->t0;
+	progress_done(&s->prog);
+	s->failed = stop_threads(s);
 }
 
 /* After the probes: their families and series closed, the run's times,

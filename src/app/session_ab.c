@@ -2,8 +2,9 @@
  * (phase.c names them A1, B1, B2, A2, ... in ABBA order); here the tweaks
  * are applied at the switch into a B round and restored at the switch back,
  * the verdict of B against A is built from the per-round values into the
- * report, and the comparison is printed and its --fail-if limits give the
- * exit status. */
+ * report (every statistic by its rounds, drift within each arm), and the
+ * comparison is printed and its --fail-if limits (with evidence, or raw)
+ * give the exit status. */
 #include <config.h>
 
 #include <errno.h>
@@ -39,14 +40,15 @@ int session_ab_switch(struct session *s, struct report *r, unsigned next)
 	return 0;
 }
 
-/* ab --fail-if, checked by the command line parser already. */
+/* ab --fail-if and --fail-if-raw, checked by the command line parser already. */
 static unsigned ab_limits(const struct run_config *cfg, struct compare_limit *lim)
 {
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < cfg->nfail_if; i++) {
 		char err[256];
-		if (compare_limit_parse(cfg->fail_if[i], &lim[n], err, sizeof(err)) == 0)
+		if (compare_limit_parse(cfg->fail_if[i], cfg->fail_if_raw[i], &lim[n], err,
+					sizeof(err)) == 0)
 			n++;
 	}
 	return n;
@@ -57,9 +59,11 @@ int session_ab_verdict(struct report *r, struct comparison *c, const struct run_
 {
 	struct compare_limit lim[CLI_MAX_SET];
 	unsigned nlim = ab_limits(cfg, lim);
+	struct compare_opts opts = cfg->ab_opts;
 	json_t *order = json_array();
 
-	if (!order || compare_build_ab(c, r, cfg->output) < 0) {
+	compare_opts_need(&opts, lim, nlim);
+	if (!order || compare_build_ab(c, r, cfg->output, &opts) < 0) {
 		json_decref(order);
 		return -ENOMEM;
 	}
@@ -70,7 +74,7 @@ int session_ab_verdict(struct report *r, struct comparison *c, const struct run_
 		json_array_append(order, p);
 	r->ab = json_pack("{s:I, s:I, s:o, s:s, s:o}", "rounds_per_arm", (json_int_t)cfg->ab_rounds,
 			  "round_duration_ns", (json_int_t)cfg->round_ns, "order", order,
-			  "statistic", "p99", "comparison", compare_json(c, lim, nlim));
+			  "statistic", opts.on_text, "comparison", compare_json(c, lim, nlim));
 	return r->ab ? 0 : -ENOMEM;
 }
 
@@ -84,13 +88,14 @@ int session_ab_exit(const struct comparison *c, const struct run_config *cfg)
 
 	if (!cfg->quiet) {
 		fputc('\n', stdout);
-		compare_print(c, lim, nlim, stdout, cli_color_wanted(cfg->color, stdout));
+		compare_print(c, lim, nlim, stdout, cli_color_wanted(cfg->color, stdout),
+			      cfg->ab_brief);
 	}
 	rc = EXIT_OK;
 	for (unsigned i = 0; i < nlim; i++)
 		for (size_t k = 0; k < c->n; k++) {
 			bool ok;
-			if (compare_limit_broken(&lim[i], &c->m[k], &ok))
+			if (compare_limit_broken(&lim[i], &c->m[k], &ok, NULL))
 				rc = EXIT_LIMIT;
 		}
 	return rc;

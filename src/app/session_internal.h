@@ -34,7 +34,12 @@ struct session {
 	unsigned finished; /* probes whose loop has returned */
 	struct phase_plan phases;
 	struct load_supervisor *sup;
-	uint64_t t0;
+	uint64_t t0; /* CLOCK_MONOTONIC of time 0: the end of the warm-up */
+	/* CLOCK_MONOTONIC: samples before this do not count (probe_counts):
+	 * t0, or in ab the current round's settle end, UINT64_MAX while the
+	 * arms switch.  The master copy (the net sender's); each probe thread
+	 * has its own (session.c: set_count_from). */
+	uint64_t count_from;
 	struct probe_family families[CLI_MAX_PROBES];
 	bool family_started[CLI_MAX_PROBES];
 	uint64_t start_rt; /* CLOCK_REALTIME at t0 */
@@ -44,7 +49,7 @@ struct session {
 	struct progress prog;
 	struct series *series; /* per thread: its first result's */
 	bool thresholds_set;
-	uint64_t warmup_ns; /* --spike-threshold auto: set after this long */
+	uint64_t auto_threshold_ns; /* --spike-threshold auto: set this long after t0 */
 	unsigned prom_failures;
 	int prom_errno;
 	bool tweak_failed; /* ab: a switch could not apply or restore the tweaks */

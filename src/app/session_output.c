@@ -16,6 +16,7 @@
 
 #include "analysis.h"
 #include "attribution.h"
+#include "check.h"
 #include "session_internal.h"
 #include "util.h"
 #include "views.h"
@@ -83,8 +84,8 @@ void session_output_publish(struct session *s, struct report *r, bool json, bool
 
 	session_output_set_times(r, s, util_now_ns(CLOCK_MONOTONIC) - s->t0);
 	r->status = REPORT_RUNNING;
-	/* Series and analysis only go into the JSON: the textfile, rewritten
-	 * every second, needs neither copy. */
+	/* The analysis only goes into the JSON: the textfile, rewritten every
+	 * second, does not need it. */
 	rc = session_output_build(r, s, true, json);
 	if (json) {
 		wrc = rc ? rc : report_json_write(r, s->cfg->output);
@@ -204,6 +205,8 @@ int session_output_build(struct report *r, struct session *s, bool live, bool fu
 {
 	struct run_config *cfg = s->cfg;
 	json_t *names = json_array();
+	/* a live report's open phase counts up to the report's time */
+	const uint64_t now = live ? r->duration_ns : PHASE_CLOSED;
 
 	for (unsigned p = 0; p < s->phases.n; p++)
 		json_array_append_new(names, json_string(s->phases.name[p]));
@@ -215,11 +218,14 @@ int session_output_build(struct report *r, struct session *s, bool live, bool fu
 	r->loads = json_array();
 	for (unsigned i = 0; s->sup && i < cfg->nloads; i++)
 		json_array_append_new(
-		    r->loads,
-		    load_supervisor_report(s->sup, i, phase_load_active_ns(&s->phases, i), s->t0));
-	r->phases = phase_report(&s->phases, cfg);
+		    r->loads, load_supervisor_report(
+				  s->sup, i, phase_load_active_ns(&s->phases, i, now), s->t0));
+	r->phases = phase_report(&s->phases, cfg, now);
 	r->tweaks = tweak_report(&cfg->tweaks);
 	if (!r->loads || !r->phases || !r->tweaks)
+		return -ENOMEM;
+	/* The IRQ check learns what fired on the measured CPUs meanwhile. */
+	if (r->checks && check_irq_fired(r->checks, r->phases, &cfg->cpus) < 0)
 		return -ENOMEM;
 	/* Before the analysis: periodic patterns name their culprit from it. */
 	if (s->trace) {
@@ -230,7 +236,8 @@ int session_output_build(struct report *r, struct session *s, bool live, bool fu
 			return -ENOMEM;
 	}
 	int rc = build_results(r, s, live);
-	if (!rc && full)
+	/* Lent, not copied: the textfile's windowed maximum reads them too. */
+	if (!rc)
 		rc = add_series(r, s);
 	if (!rc && full && !(r->analysis = analysis_build(r)))
 		rc = -ENOMEM;
@@ -280,6 +287,24 @@ static int write_json(struct session *s, struct report *r)
 	return 0;
 }
 
+/* The textfile at the end: removed, so that a finished run never shadows or outlives a live one
+ * in node_exporter (its series end; the report has the final numbers), or with --prom-keep
+ * written once more, marked finished (rtsoak_run_state, status).  Only a regular file is
+ * removed, never what a symbolic link points to or a device: those get the final text. */
+static int prom_final(const struct run_config *cfg, const struct report *r)
+{
+	char why[PATH_MAX + 160];
+	struct stat st;
+
+	if (!cfg->prom_keep && output_check(cfg->prom, NULL, why, sizeof(why)) == OUTPUT_FILE) {
+		if (lstat(cfg->prom, &st) < 0)
+			return errno == ENOENT ? 0 : -errno;
+		if (S_ISREG(st.st_mode))
+			return unlink(cfg->prom) < 0 && errno != ENOENT ? -errno : 0;
+	}
+	return report_prom_write(r, cfg->prom);
+}
+
 /* Write the final report and its views, then print the text summary: on
  * standard error when standard output carries the JSON or the HTML (as
  * asked, before any fallback moved the JSON).  A view that fails sets
@@ -293,8 +318,9 @@ int session_output_write(struct session *s, struct report *r)
 
 	if (write_json(s, r) < 0)
 		return -1;
-	if (cfg->prom[0] && (rc = report_prom_write(r, cfg->prom)) < 0) {
-		rtsoak_error("--prom: cannot write '%s': %s", cfg->prom, strerror(-rc));
+	if (cfg->prom[0] && (rc = prom_final(cfg, r)) < 0) {
+		rtsoak_error("--prom: cannot %s '%s': %s", cfg->prom_keep ? "write" : "remove",
+			     cfg->prom, strerror(-rc));
 		s->write_failed = true;
 	}
 	if (cfg->html[0] && (rc = report_html_write(r, cfg->html)) < 0) {

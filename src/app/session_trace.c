@@ -19,6 +19,7 @@
 #include "attrib.h"
 #include "attrib_agg.h"
 #include "session_internal.h"
+#include "steal.h"
 #include "trace_instance.h"
 #include "trace_recorder.h"
 #include "util.h"
@@ -30,6 +31,15 @@
  * huge report, so that a spike's events are still held when it is drained. */
 #define SESSION_TRACE_WINDOW_MS 1000u
 #define SESSION_TRACE_EVENTS 65536u
+/* Steal readings kept per CPU, one per tick: 2.5 s at 20 ms, more than the
+ * window, so that a spike explained late still finds its brackets. */
+#define SESSION_STEAL_READINGS 128u
+
+/* A CPU's steal time at each housekeeping tick (CLOCK_MONOTONIC ns). */
+struct steal_ring {
+	uint64_t ts[SESSION_STEAL_READINGS], ns[SESSION_STEAL_READINGS];
+	unsigned head, n; /* ts[head] is the oldest of n */
+};
 
 struct session_trace {
 	struct trace_instance ti;
@@ -41,6 +51,9 @@ struct session_trace {
 	struct trace_ev *buf;	/* one window */
 	uint64_t cpu_ns;	/* housekeeping CPU time in polls and analyses */
 	uint64_t polls;
+	struct steal_ring *steal; /* per CPU below nsteal; NULL: no steal column */
+	uint64_t *steal_now;
+	unsigned nsteal;
 	int poll_errno;
 	char poll_err[200];
 };
@@ -53,7 +66,9 @@ static uint64_t thread_cpu_ns(void)
 int session_trace_start(struct session *s, char *err, size_t errlen)
 {
 	struct session_trace *tr = calloc(1, sizeof(*tr));
-	struct trace_instance_config ic = { .cpus = s->cfg->cpus, .buffer_kb = 0 };
+	struct trace_instance_config ic = { .cpus = s->cfg->cpus,
+					    .buffer_kb = 0,
+					    .stacks = s->cfg->trace_stacks };
 	struct trace_recorder_config rc = { .window_ms = SESSION_TRACE_WINDOW_MS,
 					    .max_events = SESSION_TRACE_EVENTS };
 	int rv;
@@ -73,12 +88,73 @@ int session_trace_start(struct session *s, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	/* Steal per CPU, to tell the hypervisor's share of a silent gap. */
+	for (int c = cpuset_next(&s->cfg->cpus, 0); c >= 0; c = cpuset_next(&s->cfg->cpus, c + 1))
+		tr->nsteal = (unsigned)c + 1;
+	tr->steal = calloc(tr->nsteal, sizeof(*tr->steal));
+	tr->steal_now = calloc(tr->nsteal, sizeof(*tr->steal_now));
+	if (!tr->steal || !tr->steal_now) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	if ((rv = trace_instance_create(&tr->ti, &ic, err, errlen)))
 		return rv;
 	tr->rec = trace_recorder_create(&tr->ti, &rc, err, errlen);
 	if (!tr->rec)
 		return errno ? -errno : -EIO;
 	return 0;
+}
+
+/* One reading of every CPU's steal, at now. */
+static void steal_tick(struct session_trace *tr, uint64_t now)
+{
+	if (!tr->steal)
+		return;
+	if (steal_read(tr->steal_now, tr->nsteal) < 0) {
+		free(tr->steal); /* no steal column: unknown, not 0 */
+		tr->steal = NULL;
+		return;
+	}
+	for (unsigned c = 0; c < tr->nsteal; c++) {
+		struct steal_ring *r = &tr->steal[c];
+		unsigned at = (r->head + r->n) % SESSION_STEAL_READINGS;
+		if (r->n == SESSION_STEAL_READINGS)
+			r->head = (r->head + 1) % SESSION_STEAL_READINGS;
+		else
+			r->n++;
+		r->ts[at] = now;
+		r->ns[at] = tr->steal_now[c];
+	}
+}
+
+/* The steal of cpu from the last reading at or before `from` to the first
+ * at or after `to`, and that span; false when either is not held. */
+static bool steal_over(const struct session_trace *tr, int cpu, uint64_t from, uint64_t to,
+		       uint64_t *steal, uint64_t *span)
+{
+	const struct steal_ring *r;
+	bool lo = false, hi = false;
+	unsigned a = 0, b = 0;
+
+	if (!tr->steal || cpu < 0 || (unsigned)cpu >= tr->nsteal)
+		return false;
+	r = &tr->steal[cpu];
+	for (unsigned k = 0; k < r->n; k++) {
+		unsigned i = (r->head + k) % SESSION_STEAL_READINGS;
+		if (r->ts[i] <= from) {
+			a = i;
+			lo = true;
+		}
+		if (r->ts[i] >= to && !hi) {
+			b = i;
+			hi = true;
+		}
+	}
+	if (!lo || !hi || r->ns[b] < r->ns[a])
+		return false;
+	*steal = r->ns[b] - r->ns[a];
+	*span = r->ts[b] - r->ts[a];
+	return true;
 }
 
 /* Explain spike k of thread i's series: its window from the recorder,
@@ -105,6 +181,10 @@ static void explain(struct session *s, unsigned i, const struct series_spike *sp
 				       tr->buf, SESSION_TRACE_EVENTS, &info);
 	in.ev = tr->buf;
 	in.nev = n > 0 ? (size_t)n : 0;
+	in.steal_known =
+	    steal_over(tr, t->cpu, in.deadline_ns, in.wake_ns, &in.steal_ns, &in.steal_span_ns);
+	if (!in.steal_known)
+		in.steal_ns = in.steal_span_ns = 0;
 	if (n < 0) { /* a CPU the recorder does not trace: cannot happen */
 		memset(&res, 0, sizeof(res));
 		res.status = ATTRIB_NO_EVENTS;
@@ -154,6 +234,7 @@ void session_trace_tick(struct session *s, bool last)
 	char err[200];
 	int rc = trace_recorder_poll(tr->rec, err, sizeof(err));
 	tr->polls++;
+	steal_tick(tr, util_now_ns(CLOCK_MONOTONIC));
 	if (rc < 0 && !tr->poll_errno) {
 		tr->poll_errno = -rc; /* said once, in the report */
 		snprintf(tr->poll_err, sizeof(tr->poll_err), "%s", err);
@@ -169,11 +250,22 @@ static json_t *tracer_json(const struct session *s)
 
 	for (unsigned i = 0; i < tr->ti.nevents; i++)
 		json_array_append_new(events, json_string(tr->ti.events[i]));
-	return json_pack("{s:s, s:s, s:i, s:i, s:o, s:b, s:I, s:I, s:I}", "instance", tr->ti.name,
-			 "clock", "mono", "buffer_kb", (int)tr->ti.buffer_kb, "window_ms",
-			 (int)SESSION_TRACE_WINDOW_MS, "events", events, "stacks", 0, "polls",
-			 (json_int_t)tr->polls, "housekeeping_cpu_ns", (json_int_t)tr->cpu_ns,
-			 "memory_bytes", (json_int_t)trace_recorder_memory(tr->rec));
+	struct trace_stack_cost k;
+	trace_recorder_stack_cost(tr->rec, &k);
+	json_t *o =
+	    json_pack("{s:s, s:s, s:i, s:i, s:o, s:b, s:I, s:I, s:I}", "instance", tr->ti.name,
+		      "clock", "mono", "buffer_kb", (int)tr->ti.buffer_kb, "window_ms",
+		      (int)SESSION_TRACE_WINDOW_MS, "events", events, "stacks", tr->ti.stacks,
+		      "polls", (json_int_t)tr->polls, "housekeeping_cpu_ns", (json_int_t)tr->cpu_ns,
+		      "memory_bytes", (json_int_t)trace_recorder_memory(tr->rec));
+	/* what the stacks added to each local-timer interrupt: the report
+	 * says how much of the IRQ latency is the measurement's own */
+	if (o && tr->ti.stacks)
+		json_object_set_new(o, "stack_cost",
+				    json_pack("{s:I, s:I, s:I}", "stacks", (json_int_t)k.n,
+					      "mean_ns", (json_int_t)(k.n ? k.sum_ns / k.n : 0),
+					      "max_ns", (json_int_t)k.max_ns));
+	return o;
 }
 
 json_t *session_trace_json(struct session *s)
@@ -230,6 +322,8 @@ int session_trace_stop(struct session *s)
 	for (size_t i = 0; tr->agg && i < tr->nthr * tr->nagg; i++)
 		attrib_agg_free(&tr->agg[i]);
 	free(tr->agg);
+	free(tr->steal);
+	free(tr->steal_now);
 	free(tr->next);
 	free(tr->buf);
 	free(tr);

@@ -332,3 +332,14 @@ void util_catf(char *buf, size_t len, const char *fmt, ...)
 	if (n < 0 || (size_t)n >= len - used)
 		snprintf(buf + len - 4, 4, "...");
 }
+
+void util_report_stem(const char *path, char *buf, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+	size_t n = strlen(name);
+
+	if (n > 5 && !strcmp(name + n - 5, ".json"))
+		n -= 5;
+	snprintf(buf, len, "%.*s", (int)n, name);
+}

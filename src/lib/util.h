@@ -90,5 +90,7 @@ void util_fputs_escaped(const char *s, FILE *out);
 /* Append printf output to the string in buf (len bytes): a text that does
  * not fit ends in "..." (lists in messages: "ignored: --a --b ..."). */
 void util_catf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A report's name: PATH's file name without ".json" (the --prom run label's default). */
+void util_report_stem(const char *path, char *buf, size_t len);
 
 #endif

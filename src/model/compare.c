@@ -11,23 +11,17 @@
 #include <string.h>
 
 #include "attribution.h"
-#include "compare.h"
+#include "compare_internal.h"
 #include "parse.h"
 #include "stats.h"
 #include "util.h"
 
-const char *const compare_verdict_name[] = { "no significant difference", "better", "worse",
-					     "not tested" };
-const char *const compare_method_name[] = { "intervals", "rounds", "order-statistics", "none" };
+const char *const compare_verdict_name[] = { "same", "better", "worse", "untested", "mixed" };
+const char *const compare_method_name[] = { "intervals", "rounds", "order", "runs", "none" };
 
 const char *const compare_stat_name[COMPARE_NSTATS] = {
 	"count", "min", "mean", "p50", "p90", "p99", "p99.9", "p99.99", "p99.999", "max", "missed",
 };
-
-/* Fewer units than this per side cannot carry a rank test. */
-#define MIN_UNITS 5
-/* Thinning stops when a side would have fewer blocks than this. */
-#define MIN_BLOCKS 10
 
 static int add_str(char ***v, size_t *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -88,212 +82,6 @@ static void fill_values(struct compare_match *m)
 	}
 }
 
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-	return a < b ? -1 : a > b;
-}
-
-static const struct report_series *find_series(const struct report *r, const char *probe, int cpu)
-{
-	for (size_t i = 0; i < r->nseries; i++)
-		if (r->series[i].cpu == cpu && !strcmp(r->series[i].probe, probe))
-			return &r->series[i];
-	return NULL;
-}
-
-static size_t config_phases(const struct report *r)
-{
-	return json_array_size(json_object_get(r->config, "phases"));
-}
-
-/* The per-interval maxima behind a match, in *out (malloc'd), or 0 when
- * there is no usable series.  An aggregate takes the largest over its
- * CPUs' series interval by interval.  Intervals with fewer than half the
- * median sample count (the partial last one, a stall) are left out: their
- * max is biased low. */
-static size_t interval_maxima(const struct report *r, const struct report_result *res,
-			      uint64_t *interval_ns, double **out)
-{
-	const struct report_series *one[1], **ser = one;
-	size_t nser = 0, n = SIZE_MAX, k = 0;
-	double *max = NULL;
-	uint64_t *cnt = NULL;
-
-	*out = NULL;
-	/* Series span every phase: they stand for a phase's result only when
-	 * it is "all" or the run had a single phase. */
-	if (strcmp(res->phase, "all") && config_phases(r) > 1)
-		return 0;
-	if (res->cpu != REPORT_CPU_ALL) {
-		if (!(one[0] = find_series(r, res->probe, res->cpu)))
-			return 0;
-		nser = 1;
-	} else {
-		ser = calloc(r->nseries ? r->nseries : 1, sizeof(*ser));
-		if (!ser)
-			return 0;
-		for (size_t i = 0; i < r->nseries; i++)
-			if (!strcmp(r->series[i].probe, res->probe))
-				ser[nser++] = &r->series[i];
-	}
-	for (size_t i = 0; i < nser; i++) {
-		if (ser[i]->interval_ns != ser[0]->interval_ns)
-			nser = 0; /* CPUs merged differently: no common grid */
-		else if (ser[i]->n < n)
-			n = ser[i]->n;
-	}
-	if (!nser || !n || n == SIZE_MAX || !(max = calloc(n, sizeof(*max))) ||
-	    !(cnt = calloc(n, sizeof(*cnt))))
-		goto out;
-	for (size_t i = 0; i < nser; i++)
-		for (size_t j = 0; j < n; j++) {
-			if ((double)ser[i]->v[j].max_ns > max[j])
-				max[j] = (double)ser[i]->v[j].max_ns;
-			cnt[j] += ser[i]->v[j].count;
-		}
-	/* median count, by a sorted copy */
-	uint64_t *sorted = malloc(n * sizeof(*sorted)), med;
-	if (!sorted)
-		goto out;
-	memcpy(sorted, cnt, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), cmp_u64);
-	med = sorted[n / 2];
-	free(sorted);
-	for (size_t j = 0; j < n; j++)
-		if (cnt[j] && 2 * cnt[j] >= med)
-			max[k++] = max[j];
-	*interval_ns = ser[0]->interval_ns;
-	*out = max;
-	max = NULL;
-out:
-	free(max);
-	free(cnt);
-	if (ser != one)
-		free(ser);
-	return *out ? k : 0;
-}
-
-static void set_verdict(struct compare_match *m, const struct stats_shift *st)
-{
-	m->shift_ns = st->shift;
-	m->lo_ns = st->lo;
-	m->hi_ns = st->hi;
-	m->p = st->p;
-	m->ci = st->ci;
-	m->na = st->na;
-	m->nb = st->nb;
-	m->verdict = COMPARE_SAME;
-	/* Significant only when the rank test rejects and the interval for the
-	 * shift excludes zero: the two agree except at the boundary. */
-	if (st->ci && st->p < COMPARE_ALPHA && st->lo > 0)
-		m->verdict = COMPARE_WORSE;
-	else if (st->ci && st->p < COMPARE_ALPHA && st->hi < 0)
-		m->verdict = COMPARE_BETTER;
-}
-
-/* Verdict from interval maxima.  Returns 1 when it applied, 0 when the
- * series do not allow it, -ENOMEM. */
-static int by_intervals(struct compare_match *m, const struct report *ra, const struct report *rb)
-{
-	double *a, *b;
-	uint64_t ia = 0, ib = 0;
-	size_t na = interval_maxima(ra, m->a, &ia, &a);
-	size_t nb = interval_maxima(rb, m->b, &ib, &b);
-	size_t block = 1;
-	double r1 = 0;
-	struct stats_shift st;
-	int rc = 0;
-
-	if (na < MIN_UNITS || nb < MIN_UNITS)
-		goto out;
-	/* Different series intervals (a longer run merged pairs): bring the
-	 * finer one onto the coarser grid when one is a multiple of the other. */
-	if (ia != ib) {
-		uint64_t big = ia > ib ? ia : ib, small = ia > ib ? ib : ia;
-		if (big % small)
-			goto out;
-		if (ia < ib)
-			na = stats_block_max(a, na, big / small);
-		else
-			nb = stats_block_max(b, nb, big / small);
-		if (na < MIN_UNITS || nb < MIN_UNITS)
-			goto out;
-	}
-	/* Thin out while neighbouring maxima are still correlated: a rank
-	 * test over dependent units claims more certainty than it has. */
-	for (;;) {
-		double ra1 = fabs(stats_autocorr1(a, na)), rb1 = fabs(stats_autocorr1(b, nb));
-		size_t nmin = na < nb ? na : nb;
-		r1 = ra1 > rb1 ? ra1 : rb1;
-		if (r1 <= 2.0 / sqrt((double)nmin) || nmin / 2 < MIN_BLOCKS)
-			break;
-		na = stats_block_max(a, na, 2);
-		nb = stats_block_max(b, nb, 2);
-		block *= 2;
-	}
-	if ((rc = stats_shift(a, na, b, nb, COMPARE_CONF, &st)) < 0)
-		goto out;
-	set_verdict(m, &st);
-	m->method = COMPARE_BY_INTERVALS;
-	m->unit_ns = (ia > ib ? ia : ib) * block;
-	if (block > 1)
-		snprintf(m->note, sizeof(m->note),
-			 "maxima of %zu-interval blocks (neighbouring intervals were correlated)",
-			 block);
-	if (r1 > 2.0 / sqrt((double)(na < nb ? na : nb)))
-		snprintf(m->note, sizeof(m->note),
-			 "interval maxima still correlated (lag-1 %.2f): the test is optimistic",
-			 r1);
-	rc = 1;
-out:
-	free(a);
-	free(b);
-	return rc;
-}
-
-/* Fallback: p99's order-statistic confidence interval in each run.  The
- * shift's interval is the conservative difference of the two. */
-static void by_order(struct compare_match *m)
-{
-	const struct report_result *a = m->a, *b = m->b;
-	uint64_t lo[2], hi[2], rlo, rhi;
-	bool reached[2];
-	const struct report_result *side[2] = { a, b };
-
-	m->method = COMPARE_BY_ORDER;
-	for (int i = 0; i < 2; i++) {
-		const struct report_result *s = side[i];
-		if (!s->count || !s->hist || (s->unknown & REPORT_UNKNOWN_PCT)) {
-			m->method = COMPARE_BY_NOTHING;
-			m->verdict = COMPARE_UNTESTED;
-			snprintf(m->note, sizeof(m->note), "%s: %s", i ? "B" : "A",
-				 !s->count ? "no samples" : "no histogram (percentiles unknown)");
-			return;
-		}
-		stats_quantile_ranks(s->count, 0.99, COMPARE_CONF, &rlo, &rhi, &reached[i]);
-		uint64_t dummy;
-		histogram_sparse_rank_bounds(s->hist, rlo, s->min, s->max, &lo[i], &dummy);
-		histogram_sparse_rank_bounds(s->hist, rhi, s->min, s->max, &dummy, &hi[i]);
-	}
-	m->shift_ns = (double)b->pct[2] - (double)a->pct[2];
-	m->lo_ns = (double)lo[1] - (double)hi[0];
-	m->hi_ns = (double)hi[1] - (double)lo[0];
-	m->ci = reached[0] && reached[1];
-	m->p = -1; /* no p-value: the intervals decide */
-	m->na = a->count;
-	m->nb = b->count;
-	m->verdict = !m->ci	     ? COMPARE_SAME
-		     : lo[1] > hi[0] ? COMPARE_WORSE
-		     : hi[1] < lo[0] ? COMPARE_BETTER
-				     : COMPARE_SAME;
-	snprintf(m->note, sizeof(m->note),
-		 "no time series: p99 intervals from order statistics, which take samples as "
-		 "independent (they are not): optimistic");
-	if (!m->ci)
-		snprintf(m->note, sizeof(m->note), "too few samples for a 95 %% interval of p99");
-}
-
 /* The causes of a per-CPU match from both sides' attribution. */
 static int match_causes(struct compare_match *m, const struct report *ra, const struct report *rb)
 {
@@ -346,7 +134,6 @@ static int add_match(struct comparison *c, const struct report_result *a,
 		     const struct report_result *b, bool aggregate)
 {
 	struct compare_match *v = realloc(c->m, (c->n + 1) * sizeof(*v)), *m;
-	int rc;
 
 	if (!v)
 		return -ENOMEM;
@@ -356,24 +143,25 @@ static int add_match(struct comparison *c, const struct report_result *a,
 	m->a = a;
 	m->b = b;
 	m->aggregate = aggregate;
+	m->ab = c->ab;
 	fill_values(m);
-	if (!aggregate && (rc = match_causes(m, c->a, c->b)))
-		return rc;
-	if (!a->count || !b->count) {
-		m->verdict = COMPARE_UNTESTED;
-		m->method = COMPARE_BY_NOTHING;
-		snprintf(m->note, sizeof(m->note), "no samples in %s",
-			 !a->count && !b->count ? "either"
-			 : !a->count		? "A"
-						: "B");
-		return 0;
-	}
-	rc = by_intervals(m, c->a, c->b);
-	if (rc < 0)
-		return rc;
-	if (rc == 0)
-		by_order(m);
+	if (!aggregate && !c->ab)
+		return match_causes(m, c->a, c->b);
 	return 0;
+}
+
+/* A probe's family: its name up to the first '.' (net for net.stack). */
+static size_t family_len(const char *probe)
+{
+	return strcspn(probe, ".");
+}
+
+static bool has_series(const struct report *r, const char *probe)
+{
+	for (size_t i = 0; i < r->nseries; i++)
+		if (!strcmp(r->series[i].probe, probe))
+			return true;
+	return false;
 }
 
 static int key_cmp(const struct report_result *a, const struct report_result *b)
@@ -422,6 +210,89 @@ static const struct report_result *find(const struct report_result **ix, size_t 
 			hi = mid;
 	}
 	return lo < n && !key_cmp(ix[lo], key) ? ix[lo] : NULL;
+}
+
+/* Several runs a side: every match judged by the values of the result with
+ * its key in each run, found through one sorted index per run and kind. */
+static int judge_replicates(struct comparison *c)
+{
+	size_t nr = c->nruns_a + c->nruns_b;
+	const struct report_result ***ix = calloc(2 * nr, sizeof(*ix));
+	const struct report_result *ra[COMPARE_MAX_RUNS], *rb[COMPARE_MAX_RUNS];
+	int rc =
+	    ix && c->nruns_a <= COMPARE_MAX_RUNS && c->nruns_b <= COMPARE_MAX_RUNS ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !rc && i < nr; i++) {
+		const struct report *r = i < c->nruns_a ? c->runs_a[i] : c->runs_b[i - c->nruns_a];
+		if (!(ix[2 * i] = key_index(r->results, r->nresults)) ||
+		    !(ix[2 * i + 1] = key_index(r->aggregates, r->naggregates)))
+			rc = -ENOMEM;
+	}
+	for (size_t k = 0; !rc && k < c->n; k++) {
+		struct compare_match *m = &c->m[k];
+		for (size_t i = 0; i < nr; i++) {
+			const struct report *r =
+			    i < c->nruns_a ? c->runs_a[i] : c->runs_b[i - c->nruns_a];
+			const struct report_result *f =
+			    find(ix[2 * i + m->aggregate],
+				 m->aggregate ? r->naggregates : r->nresults, m->a);
+			if (i < c->nruns_a)
+				ra[i] = f;
+			else
+				rb[i - c->nruns_a] = f;
+		}
+		rc = compare_judge_replicates(m, c, ra, c->nruns_a, rb, c->nruns_b);
+	}
+	for (size_t i = 0; ix && i < 2 * nr; i++)
+		free(ix[i]);
+	free(ix);
+	return rc;
+}
+
+/* Which families may judge max by interval maxima: those whose every
+ * matched result has a series in both runs.  Only a probe's first result
+ * has one (net, not net.stack), and a family judged half by intervals and
+ * half by order statistics would compare unlike verdicts side by side.
+ * The distinct probe names are few: this is O(matches x names). */
+static int judge_all(struct comparison *c)
+{
+	if (c->nruns_a > 1 || c->nruns_b > 1)
+		return judge_replicates(c);
+
+	const char **name = calloc(c->n + 1, sizeof(*name));
+	bool *ok = calloc(c->n + 1, sizeof(*ok));
+	size_t nname = 0;
+	int rc = 0;
+
+	if (!name || !ok) {
+		free(name);
+		free(ok);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		const char *p = c->m[i].a->probe;
+		size_t k = 0;
+		while (k < nname && strcmp(name[k], p))
+			k++;
+		if (k == nname) {
+			name[nname] = p;
+			ok[nname++] = has_series(c->a, p) && has_series(c->b, p);
+		}
+	}
+	for (size_t i = 0; !rc && i < c->n; i++) {
+		const char *p = c->m[i].a->probe;
+		size_t fl = family_len(p);
+		bool intervals = true;
+		for (size_t k = 0; k < nname; k++)
+			if (family_len(name[k]) == fl && !strncmp(name[k], p, fl))
+				intervals &= ok[k];
+		rc = c->ab ? compare_judge_ab(&c->m[i], c)
+			   : compare_judge_runs(&c->m[i], c, intervals);
+		c->ndrift += c->m[i].ndrift > 0;
+	}
+	free(name);
+	free(ok);
+	return rc;
 }
 
 static int unmatched(char ***v, size_t *n, const struct report_result *r)
@@ -480,7 +351,16 @@ static void flatten(json_t *flat, const char *prefix, json_t *v)
 	}
 }
 
-/* Config keys that say where output went, not what was measured. */
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* Config keys that say where output went, not what was measured; and the
+ * snapshot's counters and process ids, which every run reads anew (an IRQ's
+ * count since boot, a kernel thread's pid): what differs lists settings. */
 static bool ignored(const char *key)
 {
 	static const char *const skip[] = { "config.output",
@@ -492,7 +372,9 @@ static bool ignored(const char *key)
 	for (int i = 0; skip[i]; i++)
 		if (!strcmp(key, skip[i]))
 			return true;
-	return false;
+	if (!strncmp(key, "system.irqs[", 12) && ends_with(key, ".count_measured"))
+		return true;
+	return !strncmp(key, "system.kthreads[", 16) && ends_with(key, ".pid");
 }
 
 static int differences(struct comparison *c)
@@ -532,26 +414,47 @@ nomem:
 	return -ENOMEM;
 }
 
-/* Runs that measured different things: a verdict still comes out, but the
- * reader should know. */
-static int comparability(struct comparison *c)
+/* Warn where x and y measured different things (what they are: "A, B" or
+ * "A run 2 (path), A run 1"). */
+static int config_differs(struct comparison *c, const struct report *x, const struct report *y,
+			  const char *what)
 {
 	static const char *const keys[] = { "probes", "cpus",	  "interval_ns", "loads",
 					    "policy", "priority", NULL };
 	int rc = 0;
 
 	for (int i = 0; !rc && keys[i]; i++) {
-		json_t *a = json_object_get(c->a->config, keys[i]);
-		json_t *b = json_object_get(c->b->config, keys[i]);
+		json_t *a = json_object_get(x->config, keys[i]);
+		json_t *b = json_object_get(y->config, keys[i]);
 		if (!a || !b || json_equal(a, b))
 			continue;
 		char *sa = json_dumps(a, JSON_COMPACT | JSON_ENCODE_ANY);
 		char *sb = json_dumps(b, JSON_COMPACT | JSON_ENCODE_ANY);
 		rc = add_str(&c->warnings, &c->nwarnings,
-			     "not comparable: %s differs (A %.80s, B %.80s)", keys[i],
+			     "not comparable: %s differs (%s: %.80s, %.80s)", keys[i], what,
 			     sa ? sa : "?", sb ? sb : "?");
 		free(sa);
 		free(sb);
+	}
+	return rc;
+}
+
+/* Runs that measured different things: a verdict still comes out, but the
+ * reader should know.  Several runs a side: each against its side's first. */
+static int comparability(struct comparison *c)
+{
+	int rc = config_differs(c, c->a, c->b, "A, B");
+
+	for (int s = 0; s < 2; s++) {
+		const struct report *const *run = s ? c->runs_b : c->runs_a;
+		const char *const *path = s ? c->paths_b : c->paths_a;
+		size_t n = s ? c->nruns_b : c->nruns_a;
+		for (size_t i = 1; !rc && i < n; i++) {
+			char what[160];
+			snprintf(what, sizeof(what), "%c run %zu (%.100s), %c run 1", s ? 'B' : 'A',
+				 i + 1, path[i], s ? 'B' : 'A');
+			rc = config_differs(c, run[i], run[0], what);
+		}
 	}
 	const struct report *side[2] = { c->a, c->b };
 	const char *path[2] = { c->path_a, c->path_b };
@@ -572,69 +475,188 @@ static int comparability(struct comparison *c)
 	return rc;
 }
 
-int compare_build(struct comparison *c, const struct report *a, const char *path_a,
-		  const struct report *b, const char *path_b)
+static void set_opts(struct comparison *c, const struct compare_opts *o)
+{
+	if (o)
+		c->opts = *o;
+	else
+		compare_opts_default(&c->opts);
+}
+
+/* The comparison's own one-run "arrays": its a and b. */
+static void one_run(struct comparison *c)
+{
+	c->runs_a = &c->a;
+	c->runs_b = &c->b;
+	c->paths_a = &c->path_a;
+	c->paths_b = &c->path_b;
+	c->nruns_a = c->nruns_b = 1;
+}
+
+int compare_build_runs(struct comparison *c, const struct report *const *a,
+		       const char *const *path_a, size_t na, const struct report *const *b,
+		       const char *const *path_b, size_t nb, const struct compare_opts *o)
 {
 	int rc;
 
 	memset(c, 0, sizeof(*c));
-	c->a = a;
-	c->b = b;
-	c->path_a = path_a;
-	c->path_b = path_b;
-	if ((rc = match_all(c, false)) || (rc = match_all(c, true)) || (rc = differences(c)) ||
-	    (rc = comparability(c)))
+	c->a = a[0];
+	c->b = b[0];
+	c->path_a = path_a[0];
+	c->path_b = path_b[0];
+	c->runs_a = a;
+	c->runs_b = b;
+	c->paths_a = path_a;
+	c->paths_b = path_b;
+	c->nruns_a = na;
+	c->nruns_b = nb;
+	set_opts(c, o);
+	if ((rc = match_all(c, false)) || (rc = match_all(c, true)) || (rc = judge_all(c)) ||
+	    (rc = differences(c)) || (rc = comparability(c)) || (rc = compare_checks_build(c)))
 		return rc;
-	return 0;
+	if (na > 1 || nb > 1)
+		return add_str(&c->warnings, &c->nwarnings,
+			       "A and B are %zu and %zu separate runs, judged by the runs' values: "
+			       "the noise between runs is in the test, a trend over time is not "
+			       "(interleave them, A B A B ..., or use rtsoak ab)",
+			       na, nb);
+	/* Two runs one after the other: whatever changed between them in the
+	 * meantime (temperature, other work, the page cache) is in the shift,
+	 * and one run a side has no measure of how much runs differ. */
+	return add_str(&c->warnings, &c->nwarnings,
+		       "A and B are single runs: the noise between runs and any drift are "
+		       "not in the test, and on a noisy machine they can be the whole shift; "
+		       "give several runs a side (A1 A2 A3 A4 vs B1 B2 B3 B4), or use rtsoak "
+		       "ab, which interleaves the arms' rounds and tests for drift");
+}
+
+int compare_build(struct comparison *c, const struct report *a, const char *path_a,
+		  const struct report *b, const char *path_b, const struct compare_opts *o)
+{
+	int rc = compare_build_runs(c, &a, &path_a, 1, &b, &path_b, 1, o);
+
+	one_run(c); /* not the arguments' addresses, which die with this call */
+	return rc;
 }
 
 /* ---------------------------------------------------------- ab -- */
 
-static bool is_round_of(const char *phase, char arm)
+/* The tweaks as a few lines: files that differ in one path component and
+ * are set to the same value collapse into "N x /a/STAR/c: o1|o2|... -> v"
+ * (STAR the '*' glob), sorted so that a group's files are neighbours:
+ * O(n log n) for thousands of slab caches. */
+struct tw {
+	const char *path, *value;
+	char *orig;
+};
+
+static int tw_cmp(const void *x, const void *y)
 {
-	return phase[0] == arm && phase[1] >= '1' && phase[1] <= '9';
+	const struct tw *a = x, *b = y;
+	int c = strcmp(a->value, b->value);
+
+	return c ? c : strcmp(a->path, b->path);
 }
 
-/* p99 of each round of one arm, for (probe, cpu) of res. */
-static size_t round_values(const struct report *r, const struct report_result *res, char arm,
-			   double *out, size_t max)
+/* The path with component k replaced by '*' into buf, when a and b differ
+ * in exactly that component (k < 0: find it); returns the component or -1. */
+static int one_component(const char *a, const char *b, int k, char *buf, size_t len)
 {
-	const struct report_result *v = res->cpu == REPORT_CPU_ALL ? r->aggregates : r->results;
-	size_t n = res->cpu == REPORT_CPU_ALL ? r->naggregates : r->nresults, k = 0;
+	int ca = 0, diff = -1;
+	const char *pa = a, *pb = b;
 
-	for (size_t i = 0; i < n && k < max; i++)
-		if (v[i].cpu == res->cpu && !strcmp(v[i].probe, res->probe) &&
-		    is_round_of(v[i].phase, arm) && v[i].count &&
-		    !(v[i].unknown & REPORT_UNKNOWN_PCT))
-			out[k++] = (double)v[i].pct[2];
-	return k;
-}
-
-/* Per-round p99 of the B rounds against the A rounds: rounds, not
- * samples, are the independent units of an A/B experiment. */
-static int by_rounds(struct compare_match *m, const struct report *r)
-{
-	double a[RECORDER_MAX_PHASES], b[RECORDER_MAX_PHASES];
-	size_t na = round_values(r, m->a, 'A', a, RECORDER_MAX_PHASES);
-	size_t nb = round_values(r, m->b, 'B', b, RECORDER_MAX_PHASES);
-	struct stats_shift st;
-	int rc;
-
-	m->method = COMPARE_BY_ROUNDS;
-	if (na < 2 || nb < 2) {
-		m->verdict = COMPARE_UNTESTED;
-		snprintf(m->note, sizeof(m->note), "fewer than 2 rounds with samples per arm");
-		return 0;
+	for (;;) {
+		size_t la = strcspn(pa, "/"), lb = strcspn(pb, "/");
+		if (la != lb || strncmp(pa, pb, la)) {
+			if (diff >= 0)
+				return -1;
+			diff = ca;
+		}
+		if (!pa[la] || !pb[lb]) {
+			if (pa[la] || pb[lb])
+				return -1;
+			break;
+		}
+		pa += la + 1;
+		pb += lb + 1;
+		ca++;
 	}
-	if ((rc = stats_shift(a, na, b, nb, COMPARE_CONF, &st)) < 0)
-		return rc;
-	set_verdict(m, &st);
-	snprintf(m->note, sizeof(m->note), "per-round p99%s",
-		 na < 4 || nb < 4 ? "; fewer than 4 rounds per arm can never reach p < 0.05" : "");
-	return 0;
+	if (diff < 0 || (k >= 0 && diff != k))
+		return -1;
+	/* rebuild a with component diff as '*' */
+	size_t o = 0;
+	pa = a;
+	for (int i = 0; o + 1 < len; i++) {
+		size_t la = strcspn(pa, "/");
+		int w = snprintf(buf + o, len - o, "%s%.*s", i ? "/" : "", i == diff ? 1 : (int)la,
+				 i == diff ? "*" : pa);
+		o += w > 0 ? (size_t)w : 0;
+		if (!pa[la])
+			break;
+		pa += la + 1;
+	}
+	return diff;
 }
 
-int compare_build_ab(struct comparison *c, const struct report *r, const char *path)
+static int tweak_lines(struct comparison *c, json_t *tweaks)
+{
+	size_t n = json_array_size(tweaks), i, k;
+	struct tw *t = calloc(n + 1, sizeof(*t));
+	json_t *x;
+	int rc = 0;
+
+	if (!t)
+		return -ENOMEM;
+	json_array_foreach (tweaks, i, x) {
+		t[i].path = json_string_value(json_object_get(x, "path")) ?: "?";
+		t[i].value = json_string_value(json_object_get(x, "value")) ?: "?";
+		json_t *o = json_object_get(x, "original");
+		t[i].orig = json_is_string(o) ? strdup(json_string_value(o))
+					      : json_dumps(o, JSON_ENCODE_ANY | JSON_COMPACT);
+	}
+	qsort(t, n, sizeof(*t), tw_cmp);
+	for (i = 0; !rc && i < n; i = k) {
+		char pat[512], origs[160] = "";
+		int comp = -1;
+		size_t olen = 0, nor = 0;
+		for (k = i + 1; k < n && !strcmp(t[k].value, t[i].value); k++) {
+			char p2[512];
+			int d = one_component(t[i].path, t[k].path, comp, p2, sizeof(p2));
+			if (d < 0 || (comp >= 0 && strcmp(p2, pat)))
+				break;
+			comp = d;
+			snprintf(pat, sizeof(pat), "%s", p2);
+		}
+		/* the distinct originals, a few of them */
+		for (size_t q = i; q < k; q++) {
+			const char *o = t[q].orig ? t[q].orig : "?";
+			bool seen = false;
+			for (size_t r = i; r < q && !seen; r++)
+				seen = t[r].orig && !strcmp(t[r].orig, o);
+			if (seen)
+				continue;
+			if (nor++ == 4 || olen + strlen(o) + 1 > 60) {
+				snprintf(origs + olen, sizeof(origs) - olen, "|...");
+				break;
+			}
+			olen += (size_t)snprintf(origs + olen, sizeof(origs) - olen, "%s%s",
+						 olen ? "|" : "", o);
+		}
+		if (k - i > 1)
+			rc = add_str(&c->tweak_lines, &c->ntweak_lines, "%zu x %s: %s -> %s", k - i,
+				     pat, origs, t[i].value);
+		else
+			rc = add_str(&c->tweak_lines, &c->ntweak_lines, "%s: %s -> %s", t[i].path,
+				     origs, t[i].value);
+	}
+	for (i = 0; i < n; i++)
+		free(t[i].orig);
+	free(t);
+	return rc;
+}
+
+int compare_build_ab(struct comparison *c, const struct report *r, const char *path,
+		     const struct compare_opts *o)
 {
 	json_t *t;
 	size_t i;
@@ -643,6 +665,9 @@ int compare_build_ab(struct comparison *c, const struct report *r, const char *p
 	memset(c, 0, sizeof(*c));
 	c->a = c->b = r;
 	c->path_a = c->path_b = path;
+	one_run(c);
+	c->ab = true;
+	set_opts(c, o);
 	if (!(c->differences = json_array()))
 		return -ENOMEM;
 	for (int agg = 0; agg < 2 && !rc; agg++) {
@@ -657,23 +682,13 @@ int compare_build_ab(struct comparison *c, const struct report *r, const char *p
 			struct report_result key = v[i];
 			key.phase = "B";
 			const struct report_result *b = find(ix, n, &key);
-			struct compare_match *mv;
-			if (!b)
-				continue;
-			if (!(mv = realloc(c->m, (c->n + 1) * sizeof(*mv)))) {
-				free(ix);
-				return -ENOMEM;
-			}
-			c->m = mv;
-			memset(&mv[c->n], 0, sizeof(*mv));
-			mv[c->n].a = &v[i];
-			mv[c->n].b = b;
-			mv[c->n].aggregate = agg;
-			fill_values(&mv[c->n]);
-			rc = by_rounds(&mv[c->n++], r);
+			if (b)
+				rc = add_match(c, &v[i], b, agg);
 		}
 		free(ix);
 	}
+	if (!rc)
+		rc = judge_all(c);
 	/* What differs between the arms is the tweaks. */
 	json_array_foreach (r->tweaks, i, t)
 		json_array_append_new(c->differences,
@@ -681,7 +696,7 @@ int compare_build_ab(struct comparison *c, const struct report *r, const char *p
 						json_string_value(json_object_get(t, "path")), "a",
 						json_object_get(t, "original"), "b",
 						json_object_get(t, "value")));
-	return rc;
+	return rc ? rc : tweak_lines(c, r->tweaks);
 }
 
 static void free_strs(char **v, size_t n)
@@ -693,19 +708,25 @@ static void free_strs(char **v, size_t n)
 
 void compare_free(struct comparison *c)
 {
-	for (size_t i = 0; i < c->n; i++)
+	for (size_t i = 0; i < c->n; i++) {
 		free(c->m[i].causes);
+		free(c->m[i].j);
+		free(c->m[i].drift);
+	}
 	free(c->m);
 	free_strs(c->only_a, c->nonly_a);
 	free_strs(c->only_b, c->nonly_b);
 	free_strs(c->warnings, c->nwarnings);
+	free_strs(c->tweak_lines, c->ntweak_lines);
 	json_decref(c->differences);
+	free(c->checks);
 	memset(c, 0, sizeof(*c));
 }
 
 /* ------------------------------------------------------- --fail-if -- */
 
-int compare_limit_parse(const char *text, struct compare_limit *out, char *err, size_t errlen)
+int compare_limit_parse(const char *text, bool raw, struct compare_limit *out, char *err,
+			size_t errlen)
 {
 	const char *gt = strchr(text, '>'), *amount;
 	char name[16], perr[160];
@@ -713,11 +734,12 @@ int compare_limit_parse(const char *text, struct compare_limit *out, char *err, 
 	double sign = 1;
 
 	memset(out, 0, sizeof(*out));
+	out->raw = raw;
 	snprintf(out->text, sizeof(out->text), "%s", text);
 	if (!gt || gt == text || (len = (size_t)(gt - text)) >= sizeof(name)) {
 		snprintf(err, errlen,
-			 "--fail-if '%s': expected STAT>CHANGE, e.g. p99.9>+10%% or max>+50us",
-			 text);
+			 "%s '%s': expected STAT>CHANGE, e.g. p99.9>+10%% or max>+50us",
+			 raw ? "--fail-if-raw" : "--fail-if", text);
 		return -EINVAL;
 	}
 	memcpy(name, text, len);
@@ -727,9 +749,9 @@ int compare_limit_parse(const char *text, struct compare_limit *out, char *err, 
 			break;
 	if (out->stat == COMPARE_NSTATS) {
 		snprintf(err, errlen,
-			 "--fail-if '%s': unknown statistic '%s' (count, min, mean, p50, p90, "
+			 "%s '%s': unknown statistic '%s' (count, min, mean, p50, p90, "
 			 "p99, p99.9, p99.99, p99.999, max, missed)",
-			 text, name);
+			 raw ? "--fail-if-raw" : "--fail-if", text, name);
 		return -EINVAL;
 	}
 	amount = gt + 1;
@@ -770,27 +792,44 @@ int compare_limit_parse(const char *text, struct compare_limit *out, char *err, 
 	return 0;
 bad:
 	snprintf(err, errlen,
-		 "--fail-if '%s': the change must be a signed amount with a unit or %%, e.g. "
+		 "%s '%s': the change must be a signed amount with a unit or %%, e.g. "
 		 "+10%%, -5%%, +50us, +1ms%s",
-		 text,
+		 raw ? "--fail-if-raw" : "--fail-if", text,
 		 out->stat == COMPARE_COUNT || out->stat == COMPARE_MISSED ? " (or a count)" : "");
 	return -EINVAL;
 }
 
 bool compare_limit_broken(const struct compare_limit *l, const struct compare_match *m,
-			  bool *checkable)
+			  bool *checkable, bool *evidence)
 {
 	const struct compare_value *v = &m->v[l->stat];
-	double change;
+	const struct compare_judgement *j;
+	double change, limit;
 
+	if (evidence)
+		*evidence = false;
 	*checkable = v->known;
 	if (!*checkable)
 		return false;
-	/* From zero, any rise is an infinite relative change. */
-	if (l->relative && v->a == 0)
-		return v->b > 0;
-	change = l->relative ? v->change_pct : (double)v->b - (double)v->a;
-	return change > l->amount;
+	/* count, min, mean and missed have no noise model here: raw. */
+	if (l->raw || !compare_stat_judgeable(l->stat)) {
+		if (evidence)
+			*evidence = true;
+		/* From zero, any rise is an infinite relative change. */
+		if (l->relative && v->a == 0)
+			return v->b > 0;
+		change = l->relative ? v->change_pct : (double)v->b - (double)v->a;
+		return change > l->amount;
+	}
+	/* With evidence: the whole confidence interval of the change lies
+	 * beyond the limit, a % limit taken of A's typical unit value. */
+	j = compare_judged(m, l->stat);
+	if (!j || j->verdict == COMPARE_UNTESTED || !j->ci)
+		return false;
+	if (evidence)
+		*evidence = true;
+	limit = l->relative ? l->amount / 100.0 * j->ref_ns : l->amount;
+	return j->lo_ns > limit;
 }
 
 void compare_where(char *buf, size_t len, const struct compare_match *m)
@@ -800,6 +839,8 @@ void compare_where(char *buf, size_t len, const struct compare_match *m)
 
 	util_escape(m->a->probe, probe, sizeof(probe));
 	util_escape(m->a->phase, phase, sizeof(phase));
+	if (m->ab)
+		snprintf(phase, sizeof(phase), "B vs A");
 	if (m->aggregate)
 		snprintf(all, sizeof(all), "%s all CPUs (%s)", probe, phase);
 	else

@@ -6,9 +6,16 @@
  * rests on the samples themselves: its unit is a per-interval maximum from
  * the time series (thinned into blocks while they stay autocorrelated) or a
  * per-round value from `rtsoak ab`, tested with Mann-Whitney U and a
- * Hodges-Lehmann confidence interval for the shift.  Without a series the
- * fallback is an order-statistic confidence interval of p99 in each run,
- * which assumes independent samples: the report says which was used. */
+ * Hodges-Lehmann confidence interval for the shift.  The percentiles of
+ * two separate runs (and everything where there is no series) are judged
+ * by order-statistic confidence intervals in each run, which assume
+ * independent samples: the report says which was used.
+ *
+ * Each statistic gets its own verdict (compare_verdict.c): the typical
+ * latency (p50, p99) and the tail (max, p99.9) can move apart, and the
+ * overall verdict is mixed when they do.  A significant shift smaller than
+ * --min-effect is no practical difference.  Drift over an ab arm's rounds
+ * is tested by rank correlation (compare_drift.c). */
 #ifndef RTSOAK_COMPARE_H
 #define RTSOAK_COMPARE_H
 
@@ -22,18 +29,33 @@
 
 #define COMPARE_CONF 0.95
 #define COMPARE_ALPHA 0.05
+/* A drift warning when the rank correlation of an arm's rounds with their
+ * order has an exact two-sided p at most this: 4 rounds can show it (only
+ * a monotone run, p 2/24), so 8 % of unchanged arms of 4 rounds warn. */
+#define COMPARE_DRIFT_ALPHA 0.1
+/* Fewer rounds per arm than this are not tested for drift. */
+#define COMPARE_DRIFT_MIN_ROUNDS 4
+/* The default --min-effect: a shift smaller than the larger of these is no
+ * practical difference (2 us is above the timer probe's clock and wake-up
+ * jitter on a quiet machine, 5 % keeps a 10 ms tail from calling 0.2 ms
+ * noise a regression). */
+#define COMPARE_MIN_EFFECT_NS 2000.0
+#define COMPARE_MIN_EFFECT_PCT 5.0
 
+/* Overall verdicts of a match, and verdicts of one statistic (never mixed). */
 enum compare_verdict {
-	COMPARE_SAME,	  /* no significant difference */
+	COMPARE_SAME,	  /* no significant, or no practical, difference */
 	COMPARE_BETTER,	  /* B lower */
 	COMPARE_WORSE,	  /* B higher */
-	COMPARE_UNTESTED, /* not enough data (no samples, no histogram) */
+	COMPARE_UNTESTED, /* not enough data (no samples, no histogram, too few units) */
+	COMPARE_MIXED,	  /* one judged statistic better, another worse */
 };
 
 enum compare_method {
 	COMPARE_BY_INTERVALS, /* per-interval maxima of the time series */
 	COMPARE_BY_ROUNDS,    /* per-round values (rtsoak ab) */
-	COMPARE_BY_ORDER,     /* order-statistic CI of p99, samples taken as independent */
+	COMPARE_BY_ORDER,     /* order-statistic CI of a percentile, samples taken as independent */
+	COMPARE_BY_RUNS,      /* per-run values (several runs a side) */
 	COMPARE_BY_NOTHING,
 };
 
@@ -54,14 +76,53 @@ enum compare_stat {
 };
 
 extern const char *const compare_stat_name[COMPARE_NSTATS]; /* "count", "p99.9", ... */
-/* As printed and in rtsoak-compare/1, indexed by enum compare_verdict / compare_method. */
+/* As printed and in rtsoak-compare/2, indexed by enum compare_verdict / compare_method:
+ * "same", "better", "worse", "untested", "mixed"; "intervals", "rounds", "order", "runs", "none". */
 extern const char *const compare_verdict_name[];
 extern const char *const compare_method_name[];
+
+/* Can compare judge this statistic with a noise model (the percentiles
+ * and max; not count, min, mean or missed)? */
+bool compare_stat_judgeable(enum compare_stat s);
 
 struct compare_value {
 	bool known; /* false: no samples, or the source did not record it */
 	uint64_t a, b;
 	double change_pct; /* (b - a) / a * 100; meaningful when known and a > 0 */
+};
+
+/* The verdict on one statistic of a match, with its own test.  Its unit:
+ * per-interval maxima (max, with series), per-round values (rtsoak ab:
+ * every statistic), or the order-statistic interval of a percentile in
+ * each run.  Without a series max cannot be tested (one sample a run), so
+ * a max asked for is judged as p99.9 there: `asked` is what the user
+ * named, `stat` what was tested. */
+struct compare_judgement {
+	enum compare_stat asked, stat;
+	enum compare_verdict verdict; /* SAME, BETTER, WORSE or UNTESTED */
+	enum compare_method method;
+	/* Shift of B against A in ns, its CI, p-value (-1: none, the
+	 * intervals decide), and the units used. */
+	double shift_ns, lo_ns, hi_ns, p;
+	bool ci;
+	size_t na, nb;
+	uint64_t unit_ns; /* interval (or block) length for COMPARE_BY_INTERVALS */
+	bool significant; /* p < alpha and the CI excludes 0 */
+	/* significant at alpha / k, k the --verdict-on statistics (Bonferroni): what
+	 * lets one statistic move the overall verdict alone */
+	bool strong;
+	double ref_ns;	  /* A's typical unit value: the base of % effects and % limits */
+	double effect_ns; /* the --min-effect that applied: max(ns, pct of ref_ns) */
+	char note[112];	  /* why untested, no practical difference, or what a method assumed */
+};
+
+/* A trend over an arm's rounds (rtsoak ab). */
+struct compare_drift {
+	char arm; /* 'A' or 'B' */
+	enum compare_stat stat;
+	size_t rounds;
+	double first_ns, last_ns; /* the first and the last round's value */
+	double rho, p;		  /* Spearman's rank correlation with round order, exact p */
 };
 
 /* One cause of the attribution of a matched (probe, cpu, phase): its share
@@ -76,18 +137,30 @@ struct compare_cause {
 	bool shifted;
 };
 
+#define COMPARE_MAX_JUDGED 8
+#define COMPARE_MAX_RUNS 64 /* runs a side (compare A1 .. vs B1 ..) */
+#define COMPARE_MAX_DRIFT (2 * COMPARE_MAX_JUDGED)
+
 struct compare_match {
 	const struct report_result *a, *b;
 	bool aggregate;
+	bool ab; /* arm B against arm A of one rtsoak ab report */
 	struct compare_value v[COMPARE_NSTATS];
+	/* The overall verdict from the --verdict-on statistics, and why in a
+	 * few words ("p99 better, max worse"; "no practical difference: ...") */
 	enum compare_verdict verdict;
+	char reason[160];
+	/* The match's method, one word: rounds (ab), intervals (max by
+	 * interval maxima, percentiles by order statistics), order (no series:
+	 * every statistic by order statistics), none. */
 	enum compare_method method;
-	/* Shift of B against A in ns, its CI, p-value, and the units used. */
-	double shift_ns, lo_ns, hi_ns, p;
-	bool ci;
-	size_t na, nb;
-	uint64_t unit_ns; /* interval (or block) length for COMPARE_BY_INTERVALS */
-	char note[160];	  /* why untested, or what the fallback assumed */
+	char note[160]; /* why untested, or what the method assumed */
+	/* malloc'd, nj of them (a report of 10^5 results has as many matches:
+	 * no fixed arrays here, bench/readers.sh) */
+	struct compare_judgement *j;
+	size_t nj;
+	struct compare_drift *drift; /* ab only; NULL when no arm drifts */
+	size_t ndrift;
 	/* The causes of both sides' attribution entries, A's order then B's
 	 * new ones; traced_a/b: that side has an entry (rtsoak run --trace).
 	 * Neither: no causes.  Per-CPU matches only. */
@@ -96,17 +169,61 @@ struct compare_match {
 	size_t ncauses;
 };
 
-/* --fail-if STAT>[+-]AMOUNT[%|unit]: trips when B - A exceeds the amount. */
+/* What the verdict judges: --verdict-on and --min-effect. */
+struct compare_opts {
+	enum compare_stat on[COMPARE_MAX_JUDGED];
+	size_t non;
+	char on_text[64]; /* "p99,max" */
+	double min_effect_ns, min_effect_pct;
+	/* Further statistics to judge (a --fail-if names them); filled by
+	 * compare_opts_need. */
+	enum compare_stat extra[COMPARE_MAX_JUDGED];
+	size_t nextra;
+};
+
+/* The documented defaults: --verdict-on p99,max --min-effect 2us,5%. */
+void compare_opts_default(struct compare_opts *o);
+/* --verdict-on STAT[,STAT]...: judgeable statistics only.  Returns 0 or
+ * -EINVAL with a reason. */
+int compare_opts_verdict_on(struct compare_opts *o, const char *text, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
+/* --min-effect AMOUNT[,PCT%] (or PCT% alone, or 0): 0 or -EINVAL. */
+int compare_opts_min_effect(struct compare_opts *o, const char *text, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
+
+/* --fail-if STAT>[+-]AMOUNT[%|unit]: trips when B - A exceeds the amount
+ * and, unless raw, the confidence interval of the change lies beyond it. */
 struct compare_limit {
 	enum compare_stat stat;
 	bool relative; /* amount in % of A */
+	bool raw;      /* --fail-if-raw: the plain values decide, no noise model */
 	double amount; /* % or ns, signed */
 	char text[64]; /* as given */
 };
 
+/* Judge the limits' statistics too (so that they have evidence). */
+void compare_opts_need(struct compare_opts *o, const struct compare_limit *l, size_t nl);
+
+/* A tuning check whose status differs between A and B (the reports' `checks`, matched by id;
+ * a repeated id by its order).  Strings point into the reports; status NULL: the check is on the
+ * other side only. */
+struct compare_check {
+	const char *id;
+	const char *status_a, *status_b;
+	const char *observed_a, *observed_b;
+};
+
 struct comparison {
-	const struct report *a, *b;
+	const struct report *a, *b; /* each side's first run */
 	const char *path_a, *path_b;
+	/* Every run of each side in the order given, a and b first; with more than one
+	 * a side, every statistic is judged by its per-run values (method "runs"): the
+	 * between-run noise is then in the test.  Borrowed from the caller. */
+	const struct report *const *runs_a, *const *runs_b;
+	const char *const *paths_a, *const *paths_b;
+	size_t nruns_a, nruns_b;
+	bool ab;
+	struct compare_opts opts;
 	struct compare_match *m;
 	size_t n;
 	char **only_a, **only_b; /* "probe cpu N phase" present on one side */
@@ -114,24 +231,57 @@ struct comparison {
 	char **warnings; /* why the runs may not be comparable */
 	size_t nwarnings;
 	json_t *differences; /* [{"what": "system.kernel.release", "a": .., "b": ..}] */
+	/* The tweaks of an ab report as a few lines, identical files
+	 * collapsed ("235 x /sys/kernel/slab/STAR/cpu_partial: 6|8|... -> 0") */
+	char **tweak_lines;
+	size_t ntweak_lines;
+	size_t ndrift; /* matches with a drift warning (ab) */
+	/* The checks whose status changed, in A's order then B's only; none for ab (one run's
+	 * checks) or when a side has no checks section (checks_compared false). */
+	struct compare_check *checks;
+	size_t nchecks;
+	bool checks_compared;
 };
 
 /* Build the comparison (a and b stay owned by the caller and must outlive
- * it).  Returns 0 or -ENOMEM. */
+ * it); o NULL: the defaults.  Returns 0 or -ENOMEM. */
 int compare_build(struct comparison *c, const struct report *a, const char *path_a,
-		  const struct report *b, const char *path_b);
-/* rtsoak ab: arm A ("A") against arm B ("B") of one report, verdicts from
- * the per-round p99 of the rounds "A1".. and "B1"..; differences are the
- * report's tweaks. */
-int compare_build_ab(struct comparison *c, const struct report *r, const char *path);
+		  const struct report *b, const char *path_b, const struct compare_opts *o)
+    __attribute__((warn_unused_result));
+/* Several runs a side (na, nb >= 1; the arrays must outlive c): matched by the
+ * first run of each, judged by the runs' values of every matched result.  The
+ * statistics table holds the runs' totals for count and missed and their median
+ * run's value for every other statistic.  Returns 0 or -ENOMEM. */
+int compare_build_runs(struct comparison *c, const struct report *const *a,
+		       const char *const *path_a, size_t na, const struct report *const *b,
+		       const char *const *path_b, size_t nb, const struct compare_opts *o)
+    __attribute__((warn_unused_result));
+/* rtsoak ab: arm A ("A") against arm B ("B") of one report, every
+ * statistic judged by its per-round values of the rounds "A1".. and
+ * "B1"..; drift tested within each arm; differences are the report's
+ * tweaks. */
+int compare_build_ab(struct comparison *c, const struct report *r, const char *path,
+		     const struct compare_opts *o) __attribute__((warn_unused_result));
 void compare_free(struct comparison *c);
 
-/* Parse one --fail-if expression.  Returns 0 or -EINVAL with a reason. */
-int compare_limit_parse(const char *text, struct compare_limit *out, char *err, size_t errlen);
+/* Parse one --fail-if (raw false) or --fail-if-raw (raw true) expression.
+ * Returns 0 or -EINVAL with a reason. */
+int compare_limit_parse(const char *text, bool raw, struct compare_limit *out, char *err,
+			size_t errlen);
 /* Does match m break the limit?  *checkable false when a side lacks the
- * statistic. */
+ * statistic.  A limit that needs evidence and has none (the statistic
+ * untested) does not break; *evidence (may be NULL) says whether there was
+ * a test to decide. */
 bool compare_limit_broken(const struct compare_limit *l, const struct compare_match *m,
-			  bool *checkable);
+			  bool *checkable, bool *evidence);
+/* The judgement of stat in m (as tested, not as asked), or NULL. */
+const struct compare_judgement *compare_judged(const struct compare_match *m,
+					       enum compare_stat stat);
+
+/* Spearman's rank correlation of x with 1..n (average ranks for ties) and
+ * its two-sided p: exact by enumerating the orders for n <= 8, the normal
+ * approximation above.  n < 3: rho 0, p 1. */
+void compare_spearman(const double *x, size_t n, double *rho, double *p);
 
 /* The match's name for a person: "PROBE cpu N (PHASE)" or "PROBE all CPUs
  * (PHASE)", names escaped (util_escape: they come from files), cut to len. */

@@ -81,6 +81,8 @@ int report_result_from_recorder(struct report_result *res, const struct recorder
 {
 	res->count = rec->count;
 	res->missed = rec->missed;
+	res->discarded = rec->discarded;
+	res->discarded_known = true;
 	free(res->hist);
 	if (!(res->hist = histogram_sparse_from(&rec->hist)))
 		return -ENOMEM;
@@ -113,6 +115,7 @@ static void recorder_from_result(struct recorder *rec, const struct report_resul
 {
 	rec->count = res->count;
 	rec->missed = res->missed;
+	rec->discarded = res->discarded;
 	/* Densified into the recorder: one at a time (report_build_aggregates). */
 	histogram_reset(&rec->hist);
 	if (res->hist) /* else an imported result without one (REPORT_UNKNOWN_PCT) */
@@ -153,6 +156,7 @@ int report_build_aggregates(struct report *r)
 		struct recorder *one = recorder_alloc(0, -1);
 		struct report_result *agg = NULL;
 		unsigned unknown = 0;
+		bool discarded_known = true;
 		int rc = -ENOMEM;
 
 		if (!acc || !one)
@@ -176,6 +180,7 @@ int report_build_aggregates(struct report *r)
 			}
 			if (b->count)
 				unknown |= b->unknown;
+			discarded_known &= b->discarded_known;
 			recorder_init(one, 0, NULL);
 			recorder_from_result(one, b);
 			recorder_merge(acc, one);
@@ -188,7 +193,8 @@ int report_build_aggregates(struct report *r)
 		if (!agg)
 			goto out;
 		rc = report_result_from_recorder(agg, acc);
-		agg->unknown = unknown;	  /* what one CPU lacks, the sum lacks */
+		agg->unknown = unknown; /* what one CPU lacks, the sum lacks */
+		agg->discarded_known = discarded_known;
 		agg->counters = counters; /* the aggregate owns them now */
 		counters = NULL;
 	out:
@@ -271,5 +277,6 @@ void report_free(struct report *r)
 	free(r->tool_name);
 	free(r->tool_version);
 	json_decref(r->system);
+	json_decref(r->checks);
 	memset(r, 0, sizeof(*r));
 }

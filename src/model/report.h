@@ -34,6 +34,7 @@
 #define REPORT_INTERVALS_MAX 200000000 /* intervals, and logged spikes, per series */
 #define REPORT_NAME_MAX 255	       /* bytes of a probe or phase name */
 #define REPORT_LIST_MAX 65536	       /* argv entries; warnings */
+#define REPORT_CHECKS_MAX 1024	       /* entries of checks */
 #define REPORT_THREADS_MAX 4096	       /* threads of a cyclictest file */
 #define REPORT_CPU_ALL (-1)
 
@@ -54,6 +55,11 @@ struct report_result {
 	int cpu; /* REPORT_CPU_ALL in aggregates */
 	char *phase;
 	uint64_t count, missed;
+	/* Samples taken in the warm-up or an ab settle time, in no statistic
+	 * (rtsoak run --warmup, ab --settle); known only from rtsoak runs
+	 * that count them (older reports and cyclictest files do not). */
+	uint64_t discarded;
+	bool discarded_known;
 	/* The statistics below mean something only when count > 0; the JSON
 	 * writer renders them as null otherwise. */
 	uint64_t min, max, max_at, mean, stddev;
@@ -110,6 +116,9 @@ struct report {
 	 * JSON reader derives it).  NULL: config.interval_ns for every result. */
 	json_t *periods;
 	json_t *system;
+	/* The tuning checks at the start of the run ([{id, status, cpus, observed, expected,
+	 * source, why, reference, fix}], src/sys/check.h); NULL in reports before them. */
+	json_t *checks;
 	json_t *loads;	/* [{name, spec, options, ops, restarts, ...}] */
 	json_t *phases; /* [{name, loads, time_ns, occurrences, system}] */
 	struct report_result *results;

@@ -25,13 +25,17 @@
 #define NETMSG_VERSION 1
 /* Set by the reflector on its echo. */
 #define NETMSG_F_REPLY 0x0001u
+/* In `zero`, only between the loopback sender and its receivers (never on
+ * the wire to a reflector): sent in the warm-up or an ab settle time, so
+ * the receiver discards it, as the sender did not count it sent. */
+#define NETMSG_UNCOUNTED 1u
 
 struct netmsg {
 	uint32_t magic;
 	uint16_t version;
 	uint16_t flags;
 	uint32_t token; /* chosen per probe thread: tells our datagrams from a stranger's */
-	uint32_t zero;	/* keeps seq 8-byte aligned */
+	uint32_t zero;	/* keeps seq 8-byte aligned; NETMSG_UNCOUNTED on loopback */
 	uint64_t seq;
 	uint64_t send_ns; /* the sender's CLOCK_MONOTONIC at send */
 };

@@ -121,7 +121,9 @@ struct probe_family {
 	const struct probe_env *env;
 	struct probe_thread **threads;
 	unsigned n;
-	uint64_t t0_ns;
+	uint64_t t0_ns;		       /* the run's origin: the end of the warm-up */
+	uint64_t start_ns;	       /* when its threads were released: t0_ns - warm-up */
+	const uint64_t *count_from_ns; /* the session's: see probe_thread */
 	const int *stop;
 	void *priv;
 	char note[256]; /* set by family_start: becomes a report warning */
@@ -134,8 +136,20 @@ struct probe_thread {
 	int cpu;
 	int priority; /* 0: SCHED_OTHER (--no-rt) */
 	uint64_t interval_ns;
-	uint64_t loops;	 /* 0: until stop */
-	uint64_t t0_ns;	 /* CLOCK_MONOTONIC start of the run, set before release */
+	uint64_t loops; /* 0: until stop */
+	/* CLOCK_MONOTONIC of the run's origin (time 0 of every sample), set
+	 * before release: the end of the warm-up.  The probe starts at
+	 * start_ns (t0_ns - warm-up); its samples before t0_ns do not
+	 * count. */
+	uint64_t t0_ns;
+	uint64_t start_ns;
+	/* Samples whose time (CLOCK_MONOTONIC) is before this do not count
+	 * (probe_counts): t0_ns after the warm-up; in ab, after each arm
+	 * switch, the switch's end + --settle (UINT64_MAX while it happens).
+	 * A copy per thread, in its own struct, so the check is one compare
+	 * with memory; the session stores each, the probe loads its own,
+	 * both relaxed. */
+	uint64_t count_from_ns;
 	const int *stop; /* read with relaxed atomics; set by the session */
 	/* The phase now running (index into rec[][x]); the session switches
 	 * it, probes read it with a relaxed load once per sample. */
@@ -159,6 +173,25 @@ static inline bool probe_should_stop(const struct probe_thread *t)
 static inline unsigned probe_phase(const struct probe_thread *t)
 {
 	return __atomic_load_n(t->phase, __ATOMIC_RELAXED);
+}
+
+/* Does a sample whose deciding time is `when` (CLOCK_MONOTONIC) count?
+ * One compare with the thread's count_from_ns: the warm-up and the settle
+ * times are the session's to set.  The time is the one that decides the
+ * sample's fate once: the timer's deadline, a datagram's send slot (the
+ * sender decides and the receiver obeys, so a datagram is never counted
+ * sent but discarded received). */
+static inline bool probe_counts(const struct probe_thread *t, uint64_t when)
+{
+	return when >= __atomic_load_n(&t->count_from_ns, __ATOMIC_RELAXED);
+}
+
+/* n samples (or deadlines) that do not count: counted as discarded in each
+ * of the thread's results (a split result is discarded with its parent). */
+static inline void probe_discard(struct probe_thread *t, unsigned ph, uint64_t n)
+{
+	for (unsigned k = 0; k < t->nrec; k++)
+		recorder_add_discarded(t->rec[k][ph], n);
 }
 
 /* Record one sample of result k in phase ph: for the first result the time

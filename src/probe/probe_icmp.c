@@ -159,7 +159,8 @@ static int icmp_parse_target(const char *arg, char *host, size_t hostlen, char *
 struct icmp_ring {
 	uint64_t seq; /* UINT64_MAX: empty */
 	uint64_t send_ns;
-	bool answered; /* received or late: final */
+	bool answered;	/* received or late: final */
+	bool uncounted; /* sent in the warm-up or a settle time (probe_counts) */
 };
 
 /* The echo request as sent (ICMP header and 56-byte payload), and the
@@ -583,8 +584,8 @@ static int icmp_run(struct probe_thread *t)
 	struct iovec iov = { .iov_base = &in, .iov_len = sizeof(in) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &cbuf };
 	struct timespec ts;
-	uint64_t next = t->t0_ns + interval, now = t->t0_ns, last_send = 0;
-	uint64_t next_offset = t->t0_ns + ICMP_OFFSET_PERIOD_NS;
+	uint64_t next = t->start_ns + interval, now = t->start_ns, last_send = 0;
+	uint64_t next_offset = t->start_ns + ICMP_OFFSET_PERIOD_NS;
 	uint64_t nsent = 0, answered = 0;
 	bool waiting = false; /* the newest echo is unanswered */
 
@@ -623,9 +624,16 @@ static int icmp_run(struct probe_thread *t)
 		if (sending && now >= next) {
 			struct icmp_ring *e = &s->ring[nsent & s->ring_mask];
 			/* Pushed out unanswered: older than the timeout, lost. */
-			if (__builtin_expect(e->seq != UINT64_MAX && !e->answered, 0))
+			if (__builtin_expect(e->seq != UINT64_MAX && !e->answered && !e->uncounted,
+					     0))
 				icmp_add(&s->lost, 1);
-			*e = (struct icmp_ring){ .seq = nsent, .send_ns = now };
+			/* Decided once, at the send (probe_counts): an echo of
+			 * the warm-up or a settle time is not sent, lost or
+			 * received as far as the counters go. */
+			const bool counts = probe_counts(t, next);
+			*e = (struct icmp_ring){ .seq = nsent,
+						 .send_ns = now,
+						 .uncounted = !counts };
 			out.seq = htons((uint16_t)nsent);
 			out.seq64 = nsent;
 			if (sum) {
@@ -636,16 +644,20 @@ static int icmp_run(struct probe_thread *t)
 			 * answered, and `lost` says so. */
 			if (__builtin_expect(send(s->fd, &out, sizeof(out), MSG_DONTWAIT) !=
 						 (ssize_t)sizeof(out),
-					     0))
+					     0) &&
+			    counts)
 				icmp_add(&s->errors, 1);
-			icmp_add(&s->sent, 1);
+			if (counts)
+				icmp_add(&s->sent, 1);
 			nsent++;
 			last_send = now;
 			waiting = true;
 			next += interval;
 			if (__builtin_expect(now >= next, 0)) {
 				uint64_t missed = (now - next) / interval + 1;
-				recorder_add_missed(t->rec[ICMP_TOTAL][probe_phase(t)], missed);
+				if (counts)
+					recorder_add_missed(t->rec[ICMP_TOTAL][probe_phase(t)],
+							    missed);
 				next += missed * interval;
 			}
 		}
@@ -680,8 +692,11 @@ static int icmp_run(struct probe_thread *t)
 			icmp_add(&s->stale, 1); /* older than the ring: counted lost */
 			continue;
 		}
+		/* Every counter of an uncounted echo stays out (probe_counts):
+		 * its duplicates and reordering too. */
 		if (__builtin_expect(e->answered, 0)) {
-			icmp_add(&s->duplicate, 1);
+			if (!e->uncounted)
+				icmp_add(&s->duplicate, 1);
 			continue;
 		}
 		e->answered = true;
@@ -689,7 +704,8 @@ static int icmp_run(struct probe_thread *t)
 		if (seq == nsent - 1)
 			waiting = false;
 		if (__builtin_expect(s->seen && seq < s->highest, 0)) {
-			icmp_add(&s->reordered, 1);
+			if (!e->uncounted)
+				icmp_add(&s->reordered, 1);
 		} else {
 			s->highest = seq;
 			s->seen = true;
@@ -697,6 +713,10 @@ static int icmp_run(struct probe_thread *t)
 		const uint64_t total = now - e->send_ns;
 		if (total > s->rtt_max)
 			s->rtt_max = total;
+		if (__builtin_expect(e->uncounted, 0)) {
+			probe_discard(t, probe_phase(t), 1);
+			continue;
+		}
 		if (__builtin_expect(total > timeout, 0)) {
 			icmp_add(&s->late, 1);
 			continue;
@@ -736,7 +756,7 @@ static int icmp_run(struct probe_thread *t)
 	now = probe_mono_ns();
 	for (uint64_t i = 0; i <= s->ring_mask; i++) {
 		const struct icmp_ring *e = &s->ring[i];
-		if (e->seq == UINT64_MAX || e->answered)
+		if (e->seq == UINT64_MAX || e->answered || e->uncounted)
 			continue;
 		icmp_add(now - e->send_ns <= window ? &s->pending : &s->lost, 1);
 	}

@@ -424,6 +424,7 @@ static void net_counters(const struct probe_thread *t, unsigned result, json_t *
 	net_put(out, "sender_cpu", c->sender_cpu >= 0 ? (uint64_t)c->sender_cpu : 0);
 	net_put(out, "sender_on_measured_cpu", c->sender_shares_cpu);
 	net_put(out, "sender_missed", c->sender_missed);
+	net_put(out, "sender_missed_uncounted", c->sender_missed_uncounted);
 	if (result == NET_TOTAL)
 		return;
 	/* How the kernel's CLOCK_REALTIME timestamps became CLOCK_MONOTONIC:

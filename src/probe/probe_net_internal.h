@@ -35,6 +35,7 @@ struct probe_net_ring {
 	uint64_t seq; /* UINT64_MAX: empty */
 	uint64_t send_ns;
 	bool answered;
+	bool uncounted; /* sent in the warm-up or a settle time (probe_counts) */
 };
 
 /* One measured CPU.  Fields are grouped by writer so that the sender's
@@ -89,6 +90,7 @@ struct probe_net_conf {
 	bool sender_shares_cpu; /* no unmeasured CPU was left for it */
 	uint64_t offset_gap_ns; /* clock read gap of the first offset: its error bound x 2 */
 	uint64_t offset_updates, offset_step_max_ns, sender_missed;
+	uint64_t sender_missed_uncounted; /* slots skipped in the warm-up or a settle time */
 	int sender_error;
 };
 

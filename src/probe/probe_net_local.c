@@ -133,15 +133,23 @@ int probe_net_local_run(struct probe_thread *t)
 		}
 		const uint64_t now = probe_ts_ns(&ts), sent = netmsg_send_ns(&buf.m);
 		const uint64_t seq = netmsg_seq(&buf.m);
+		/* Not counted by the sender (warm-up, settle): no counter of
+		 * ours counts it either, duplicates and reordering included. */
+		const bool uncounted = buf.m.zero != 0;
 		if (__builtin_expect(s->seen && seq <= s->highest, 0)) {
 			if (seq == s->highest) {
-				s->duplicate++;
+				s->duplicate += !uncounted;
 				continue;
 			}
-			s->reordered++;
+			s->reordered += !uncounted;
 		} else {
 			s->highest = seq;
 			s->seen = true;
+		}
+		if (__builtin_expect(uncounted, 0)) {
+			/* Late or not: not in the statistics either. */
+			probe_discard(t, probe_phase(t), 1);
+			continue;
 		}
 		uint64_t total = 0;
 		if (__builtin_expect(now >= sent, 1))
@@ -200,7 +208,7 @@ static void *net_sender_main(void *arg)
 	const struct probe_family *f = arg;
 	struct probe_net_conf *c = f->pc->conf;
 	const uint64_t interval = c->interval_ns;
-	uint64_t next = f->t0_ns + interval, next_offset = f->t0_ns + NET_OFFSET_PERIOD_NS;
+	uint64_t next = f->start_ns + interval, next_offset = f->start_ns + NET_OFFSET_PERIOD_NS;
 	struct netmsg m;
 	struct timespec ts;
 
@@ -222,6 +230,10 @@ static void *net_sender_main(void *arg)
 		now = probe_mono_ns();
 		if (now < next || __atomic_load_n(f->stop, __ATOMIC_RELAXED))
 			continue;
+		/* The slot's time decides, here, once: a datagram of the
+		 * warm-up or a settle time is marked, not counted sent, and its
+		 * receiver discards it (probe_counts). */
+		const bool counts = next >= __atomic_load_n(f->count_from_ns, __ATOMIC_RELAXED);
 		for (unsigned i = 0; i < f->n; i++) {
 			struct probe_net_slot *s = net_thread_slot(f, i);
 			if (__atomic_load_n(&s->done, __ATOMIC_RELAXED))
@@ -229,10 +241,12 @@ static void *net_sender_main(void *arg)
 			/* Stamped right before its own send, so one receiver's
 			 * stack time does not include the others' sends. */
 			netmsg_fill(&m, 0, s->token, s->seq, probe_mono_ns());
+			if (!counts)
+				m.zero = NETMSG_UNCOUNTED; /* our own receiver: host order */
 			if (sendto(c->sender_fd, &m, sizeof(m), MSG_DONTWAIT,
 				   (const struct sockaddr *)&s->addr,
 				   s->addrlen) == (ssize_t)sizeof(m)) {
-				s->sent++;
+				s->sent += counts;
 				s->seq++;
 			}
 			/* a failed send was not sent: not counted, not lost */
@@ -251,7 +265,15 @@ static void *net_sender_main(void *arg)
 		next += interval;
 		if (now >= next) {
 			uint64_t missed = (now - next) / interval + 1;
-			c->sender_missed += missed;
+			/* Each skipped slot by its own time, like a sent one: in
+			 * the counted time missed, before it missed uncounted
+			 * (no datagram, so no receiver counts it discarded). */
+			const uint64_t from = __atomic_load_n(f->count_from_ns, __ATOMIC_RELAXED);
+			uint64_t before = from > next ? (from - next + interval - 1) / interval : 0;
+			if (before > missed)
+				before = missed;
+			c->sender_missed_uncounted += before;
+			c->sender_missed += missed - before;
 			next += missed * interval;
 		}
 	}
@@ -292,7 +314,8 @@ int probe_net_local_start(struct probe_family *f, char *err, size_t errlen)
 
 	if (c->remote)
 		return 0; /* every thread sends for itself */
-	c->sender_missed = c->offset_updates = c->offset_step_max_ns = 0;
+	c->sender_missed = c->sender_missed_uncounted = c->offset_updates = c->offset_step_max_ns =
+	    0;
 	c->sender_error = 0;
 	c->sender_cpu = net_sender_cpu(c, f->env, &c->sender_shares_cpu);
 	c->sender_fd = socket(c->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);

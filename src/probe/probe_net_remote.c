@@ -83,7 +83,7 @@ int probe_net_remote_run(struct probe_thread *t)
 	struct iovec iov = { .iov_base = &buf, .iov_len = sizeof(buf) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 	struct timespec ts;
-	uint64_t next = t->t0_ns + interval, now = t->t0_ns, last_send = 0;
+	uint64_t next = t->start_ns + interval, now = t->start_ns, last_send = 0;
 	uint64_t nsent = 0, answered = 0;
 	bool waiting = false; /* the newest datagram is unanswered */
 
@@ -109,22 +109,29 @@ int probe_net_remote_run(struct probe_thread *t)
 		now = probe_ts_ns(&ts);
 		if (sending && now >= next) {
 			struct probe_net_ring *e = &s->ring[nsent & s->ring_mask];
+			/* Decided once, at the send (probe_counts): an echo of
+			 * the warm-up or a settle time is not sent, lost or
+			 * received as far as the counters go. */
+			const bool counts = probe_counts(t, next);
 			netmsg_fill(&out, 0, s->token, nsent, now);
-			*e = (struct probe_net_ring){ .seq = nsent, .send_ns = now };
+			*e = (struct probe_net_ring){ .seq = nsent,
+						      .send_ns = now,
+						      .uncounted = !counts };
 			/* A refused send still counts as sent: it is never
 			 * answered, and `lost` should say so. */
 			if (__builtin_expect(send(s->fd, &out, sizeof(out), MSG_DONTWAIT) !=
 						 (ssize_t)sizeof(out),
 					     0))
-				s->errors++;
-			s->sent++;
+				s->errors += counts;
+			s->sent += counts;
 			nsent++;
 			last_send = now;
 			waiting = true;
 			next += interval;
 			if (__builtin_expect(now >= next, 0)) {
 				uint64_t missed = (now - next) / interval + 1;
-				recorder_add_missed(t->rec[0][probe_phase(t)], missed);
+				if (counts)
+					recorder_add_missed(t->rec[0][probe_phase(t)], missed);
 				next += missed * interval;
 			}
 		}
@@ -157,11 +164,17 @@ int probe_net_remote_run(struct probe_thread *t)
 		}
 		struct probe_net_ring *e = &s->ring[seq & s->ring_mask];
 		if (__builtin_expect(e->seq != seq, 0)) {
-			s->late++; /* older than the ring, which spans the timeout */
+			/* Older than the ring, which spans the timeout; one of
+			 * the warm-up (its send time before t0) is not ours to
+			 * count. */
+			if (netmsg_send_ns(&buf.m) >= t->t0_ns)
+				s->late++;
 			continue;
 		}
+		/* Every counter of an uncounted datagram stays out
+		 * (probe_counts): its duplicates and reordering too. */
 		if (__builtin_expect(e->answered, 0)) {
-			s->duplicate++;
+			s->duplicate += !e->uncounted;
 			continue;
 		}
 		e->answered = true;
@@ -169,7 +182,7 @@ int probe_net_remote_run(struct probe_thread *t)
 		if (seq == nsent - 1)
 			waiting = false;
 		if (__builtin_expect(s->seen && seq < s->highest, 0)) {
-			s->reordered++;
+			s->reordered += !e->uncounted;
 		} else {
 			s->highest = seq;
 			s->seen = true;
@@ -177,6 +190,10 @@ int probe_net_remote_run(struct probe_thread *t)
 		const uint64_t rtt = now - e->send_ns;
 		if (rtt > s->rtt_max)
 			s->rtt_max = rtt;
+		if (__builtin_expect(e->uncounted, 0)) {
+			probe_discard(t, probe_phase(t), 1);
+			continue;
+		}
 		if (__builtin_expect(rtt > timeout, 0)) {
 			s->late++;
 			continue;
@@ -192,7 +209,8 @@ int probe_net_remote_run(struct probe_thread *t)
 	now = probe_mono_ns();
 	for (uint64_t i = 0; i <= s->ring_mask; i++) {
 		const struct probe_net_ring *e = &s->ring[i];
-		if (e->seq != UINT64_MAX && !e->answered && now - e->send_ns <= window)
+		if (e->seq != UINT64_MAX && !e->answered && !e->uncounted &&
+		    now - e->send_ns <= window)
 			s->pending++;
 	}
 	return 0;

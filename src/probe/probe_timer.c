@@ -38,16 +38,56 @@ static inline int sleep_until(const struct timespec *ts)
 	return syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, TIMER_ABSTIME, ts, NULL) ? errno : 0;
 }
 
+/* The next deadline, as ns and as a timespec advanced by addition (no
+ * 64-bit division on the common path); past deadlines are skipped and
+ * returned as missed. */
+static inline uint64_t timer_advance(uint64_t *next, struct timespec *dl, uint64_t now,
+				     uint64_t interval, time_t step_s, long step_ns)
+{
+	*next += interval;
+	dl->tv_sec += step_s;
+	dl->tv_nsec += step_ns;
+	if (dl->tv_nsec >= (long)NSEC_PER_SEC) {
+		dl->tv_nsec -= (long)NSEC_PER_SEC;
+		dl->tv_sec++;
+	}
+	if (__builtin_expect(now >= *next, 0)) {
+		uint64_t missed = (now - *next) / interval + 1;
+		*next += missed * interval;
+		ns_ts(*next, dl);
+		return missed;
+	}
+	return 0;
+}
+
+/* The wake-up for deadline `at` did not count (warm-up, settle time), nor do
+ * those of the `missed` deadlines it slept through that lie before the
+ * counted time: they are discarded with it, so that discarded + count +
+ * missed covers every deadline.  Those it missed in the counted time are
+ * missed there, as a counted sample's would be.  Off the common path. */
+static void timer_discard(struct probe_thread *t, unsigned ph, uint64_t at, uint64_t missed)
+{
+	const uint64_t from = __atomic_load_n(&t->count_from_ns, __ATOMIC_RELAXED);
+	/* deadlines at + i x interval, i = 1..missed, before `from` */
+	uint64_t before = from > at ? (from - at - 1) / t->interval_ns : 0;
+
+	if (before > missed)
+		before = missed;
+	probe_discard(t, ph, 1 + before);
+	if (missed > before)
+		recorder_add_missed(t->rec[0][ph], missed - before);
+}
+
 static int timer_run(struct probe_thread *t)
 {
 	const uint64_t interval = t->interval_ns;
 	const long step_ns = (long)(interval % NSEC_PER_SEC);
 	const time_t step_s = (time_t)(interval / NSEC_PER_SEC);
-	uint64_t next = t->t0_ns + interval, left = t->loops ? t->loops : UINT64_MAX;
+	/* The deadlines start at the release (start_ns); the warm-up's do
+	 * not count (probe_counts). */
+	uint64_t next = t->start_ns + interval, left = t->loops ? t->loops : UINT64_MAX;
 	struct timespec dl, now_ts;
 
-	/* The deadline is kept both as ns (for arithmetic) and as a timespec
-	 * advanced by addition, so the loop does no 64-bit division. */
 	ns_ts(next, &dl);
 	while (left) {
 		int rc = sleep_until(&dl);
@@ -63,21 +103,20 @@ static int timer_run(struct probe_thread *t)
 		}
 		uint64_t now = ts_ns(&now_ts);
 		const unsigned ph = probe_phase(t);
+		/* Judged by its deadline: a late wake-up into the counted time
+		 * does not bring a warm-up deadline with it.  Two copies of the
+		 * advance, so the common path tests nothing more than this. */
+		if (__builtin_expect(!probe_counts(t, next), 0)) {
+			const uint64_t at = next;
+			timer_discard(t, ph, at,
+				      timer_advance(&next, &dl, now, interval, step_s, step_ns));
+			continue;
+		}
 		probe_record(t, 0, ph, now - next, next - t->t0_ns);
 		left--;
-		next += interval;
-		dl.tv_sec += step_s;
-		dl.tv_nsec += step_ns;
-		if (dl.tv_nsec >= (long)NSEC_PER_SEC) {
-			dl.tv_nsec -= (long)NSEC_PER_SEC;
-			dl.tv_sec++;
-		}
-		if (__builtin_expect(now >= next, 0)) {
-			uint64_t missed = (now - next) / interval + 1;
+		uint64_t missed = timer_advance(&next, &dl, now, interval, step_s, step_ns);
+		if (__builtin_expect(missed != 0, 0))
 			recorder_add_missed(t->rec[0][ph], missed);
-			next += missed * interval;
-			ns_ts(next, &dl);
-		}
 	}
 	return 0;
 }

@@ -94,6 +94,7 @@ void recorder_merge(struct recorder *dst, const struct recorder *src)
 	}
 	dst->count += src->count;
 	dst->missed += src->missed;
+	dst->discarded += src->discarded;
 	dst->sum += src->sum;
 	dst->sumsq += src->sumsq;
 	histogram_merge(&dst->hist, &src->hist);

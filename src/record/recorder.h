@@ -32,6 +32,9 @@ struct recorder {
 	uint64_t seq;	 /* odd while an update is in progress */
 	uint64_t count;	 /* samples recorded; read live with __atomic loads */
 	uint64_t missed; /* deadlines that passed while we were late */
+	/* Samples taken but not counted: the warm-up at the start of the run
+	 * and, in ab, the settle time after each arm switch (probe_counts). */
+	uint64_t discarded;
 	uint64_t min, max, max_at;
 	uint64_t sum;
 	unsigned __int128 sumsq; /* exact: 60 s squared overflows 64 bits */
@@ -88,6 +91,15 @@ static inline void recorder_add_missed(struct recorder *r, uint64_t n)
 {
 	recorder_write_begin(r);
 	__atomic_store_n(&r->missed, r->missed + n, __ATOMIC_RELAXED);
+	recorder_write_end(r);
+}
+
+/* n samples (or deadlines missed) that do not count: no statistic sees
+ * them, only this count does. */
+static inline void recorder_add_discarded(struct recorder *r, uint64_t n)
+{
+	recorder_write_begin(r);
+	__atomic_store_n(&r->discarded, r->discarded + n, __ATOMIC_RELAXED);
 	recorder_write_end(r);
 }
 

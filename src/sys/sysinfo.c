@@ -23,6 +23,8 @@
 #include <cpuid.h>
 #endif
 
+#include "check.h"
+#include "sha256.h"
 #include "sysinfo.h"
 #include "util.h"
 
@@ -289,11 +291,18 @@ static json_t *preempt_info(const struct utsname *u)
 
 	json_t *o = json_object();
 	int bad = put(o, "model", model ? json_string(model) : json_null());
-	/* Only debugfs knows the live mode of a dynamic kernel; we never mount it ourselves. */
-	bad |= put(o, "active",
-		   model && !strcmp(model, "dynamic")
-		       ? selected("/sys/kernel/debug/sched/preempt", '(', ')')
-		       : json_null());
+	/* The effective mode and where it came from, as the preempt.model check finds it:
+	 * debugfs when readable (we never mount it), else the kernel log's last "Dynamic
+	 * Preempt:", the command line, the build's default (check_kernel.c). */
+	struct check_ctx c;
+	char src[160] = "", why[256];
+	const char *mode = NULL;
+	if (!check_ctx_open(&c, NULL, NULL, NULL, 0, 0, why, sizeof(why))) {
+		mode = check_kernel_preempt_mode(&c, src, sizeof(src), why, sizeof(why));
+		check_ctx_close(&c);
+	}
+	bad |= put(o, "active", mode ? json_string(mode) : json_null());
+	bad |= put(o, "source", mode ? json_string(src) : json_null());
 	return finish(o, bad);
 }
 
@@ -309,18 +318,21 @@ static json_t *kernel_info(struct utsname *u)
 	return finish(o, bad);
 }
 
-static json_t *cpu_model(void)
+/* The first CPU's value of a /proc/cpuinfo field ("model name",
+ * "microcode"); null where it has none. */
+static json_t *cpuinfo_field(const char *key)
 {
 	FILE *f = fopen("/proc/cpuinfo", "re");
 	if (!f)
 		return missing(errno);
 	char *line = NULL, *p;
-	size_t cap = 0;
+	size_t cap = 0, klen = strlen(key);
 	json_t *v = json_null();
 
 	errno = 0;
 	while (getline(&line, &cap, f) >= 0) {
-		if (!strncmp(line, "model name", 10) && (p = strchr(line, ':'))) {
+		if (!strncmp(line, key, klen) && strchr(" \t:", line[klen]) &&
+		    (p = strchr(line, ':'))) {
 			p += 1 + strspn(p + 1, " \t");
 			v = str_json(p, rtrim(p, strlen(p)));
 			break;
@@ -333,13 +345,69 @@ static json_t *cpu_model(void)
 	return v;
 }
 
+/* Which machine: firmware names, and the machine id as a hash (a report
+ * travels; systemd asks that the id itself not be disclosed), so that two
+ * reports of one machine can be told from two of different ones. */
+static json_t *machine_info(void)
+{
+	json_t *o = json_object();
+	char *id = readf("/etc/machine-id");
+	int bad = !o;
+
+	if (!o) {
+		free(id);
+		return NULL;
+	}
+	bad |= put(o, "dmi_vendor", file_str("/sys/class/dmi/id/sys_vendor"));
+	bad |= put(o, "dmi_product", file_str("/sys/class/dmi/id/product_name"));
+	if (id) {
+		char salted[128], hex[65];
+		uint8_t d[32];
+		int n = snprintf(salted, sizeof(salted), "rtsoak machine id %s", id);
+		sha256(salted, n > 0 && (size_t)n < sizeof(salted) ? (size_t)n : 0, d);
+		for (unsigned k = 0; k < 32; k++)
+			snprintf(hex + 2 * k, 3, "%02x", d[k]);
+		bad |= put(o, "machine_id_sha256", json_string(hex));
+		free(id);
+	} else {
+		bad |= put(o, "machine_id_sha256", missing(errno));
+	}
+	return finish(o, bad);
+}
+
+/* SMT: the kernel's control and whether it is active, and each online
+ * CPU's thread siblings (a measured CPU's sibling shares its core). */
+static json_t *smt_info(const unsigned *cpus, size_t ncpu)
+{
+	json_t *o = json_object(), *sib = json_object();
+	int bad = !o || !sib;
+
+	if (bad) {
+		json_decref(o);
+		json_decref(sib);
+		return NULL;
+	}
+	bad |= put(o, "control", file_str(SYSCPU "smt/control"));
+	bad |= put(o, "active", file_int(SYSCPU "smt/active"));
+	for (size_t i = 0; i < ncpu; i++) {
+		char key[16];
+		snprintf(key, sizeof(key), "%u", cpus[i]);
+		bad |=
+		    put(sib, key, file_str(SYSCPU "cpu%u/topology/thread_siblings_list", cpus[i]));
+	}
+	bad |= put(o, "thread_siblings", sib);
+	return finish(o, bad);
+}
+
 static json_t *cpus_info(void)
 {
 	json_t *o = json_object(), *nohz = file_str(SYSCPU "nohz_full");
 	int bad = 0;
 
-	/* CONFIG_NO_HZ_FULL kernels booted without nohz_full= print the unset mask as "(null)". */
-	if (json_is_string(nohz) && !strcmp(json_string_value(nohz), "(null)"))
+	/* CONFIG_NO_HZ_FULL kernels booted without nohz_full= print the unset mask as "(null)",
+	 * padded to the number of CPUs ("  (null)" with 8: make check-vm's guest). */
+	if (json_is_string(nohz) &&
+	    !strcmp(json_string_value(nohz) + strspn(json_string_value(nohz), " "), "(null)"))
 		bad |= json_string_set(nohz, "");
 	bad |= put(o, "online", file_str(SYSCPU "online"));
 	bad |= put(o, "possible", file_str(SYSCPU "possible"));
@@ -402,7 +470,8 @@ static json_t *cpufreq_info(const unsigned *cpus, size_t n)
 {
 	if (!is_dir(SYSCPU "cpu0/cpufreq"))
 		return json_null();
-	json_t *o = json_object(), *gov = json_object(), *driver = json_null();
+	json_t *o = json_object(), *gov = json_object(), *epp = json_object(),
+	       *driver = json_null();
 	int bad = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -413,9 +482,23 @@ static json_t *cpufreq_info(const unsigned *cpus, size_t n)
 		char key[16];
 		snprintf(key, sizeof(key), "%u", cpus[i]);
 		bad |= put(gov, key, file_str(SYSCPU "cpu%u/cpufreq/scaling_governor", cpus[i]));
+		/* intel_pstate and amd-pstate in active mode: the energy/performance
+		 * preference the hardware follows (null where there is none) */
+		bad |= put(epp, key,
+			   file_str(SYSCPU "cpu%u/cpufreq/energy_performance_preference", cpus[i]));
 	}
 	bad |= put(o, "driver", driver);
 	bad |= put(o, "governor_by_cpu", gov);
+	bad |= put(o, "epp_by_cpu", epp);
+	/* boost: acpi-cpufreq's switch, else intel_pstate's no_turbo (inverted) */
+	json_t *boost = file_int(SYSCPU "cpufreq/boost");
+	if (json_is_null(boost)) {
+		json_t *nt = file_int(SYSCPU "intel_pstate/no_turbo");
+		json_decref(boost);
+		boost = json_is_integer(nt) ? json_integer(!json_integer_value(nt)) : json_null();
+		json_decref(nt);
+	}
+	bad |= put(o, "boost", boost);
 	return finish(o, bad);
 }
 
@@ -493,11 +576,18 @@ json_t *sysinfo_snapshot(void)
 	free(online);
 
 	json_t *s = json_object(), *o;
+	char host[256];
+	bad |=
+	    put(s, "hostname",
+		gethostname(host, sizeof(host)) ? json_null() : str_json(host, strnlen(host, 255)));
 	bad |= put(s, "kernel", kernel_info(u));
 	bad |= put(s, "preempt", preempt_info(u));
 	bad |= put(s, "realtime", file_int("/sys/kernel/realtime"));
 	bad |= put(s, "cmdline", file_str("/proc/cmdline"));
-	bad |= put(s, "cpu_model", cpu_model());
+	bad |= put(s, "cpu_model", cpuinfo_field("model name"));
+	bad |= put(s, "microcode", cpuinfo_field("microcode"));
+	bad |= put(s, "machine", machine_info());
+	bad |= put(s, "smt", smt_info(cpus, ncpu));
 	bad |= put(s, "cpus", cpus_info());
 	bad |= put(s, "numa_nodes", file_str("/sys/devices/system/node/online"));
 

@@ -36,6 +36,10 @@ struct sweep {
 	bool idle_traced;   /* the window has power:cpu_idle events at all */
 	struct attrib_contrib acc[ATTRIB_ACC];
 	unsigned nacc;
+	/* the timeline, contrib = index into acc until the end */
+	struct attrib_seg seg[ATTRIB_MAX_SEG];
+	unsigned nseg;
+	bool seg_more;
 	struct frame stack[ATTRIB_DEPTH];
 	unsigned depth;
 	/* the task on the CPU, from sched_switch */
@@ -136,8 +140,33 @@ static void task_policy(int32_t prio, int *policy, int *rt_priority)
 	}
 }
 
+/* [a, b) of the timeline went to acc[i] (i < 0: one not kept). */
+static void seg_note(struct sweep *s, int i, uint64_t a, uint64_t b)
+{
+	uint64_t d = s->in->deadline_ns;
+	struct attrib_seg *last = s->nseg ? &s->seg[s->nseg - 1] : NULL;
+
+	/* 32 bits from the deadline: what lies beyond 4.29 s is not shown */
+	if (a - d >= UINT32_MAX) {
+		s->seg_more = true;
+		return;
+	}
+	uint32_t off = (uint32_t)(a - d);
+	uint32_t ns = b - a > UINT32_MAX - off ? UINT32_MAX - off : (uint32_t)(b - a);
+	if (last && last->contrib == i && (uint64_t)last->off + last->ns == off) {
+		last->ns += ns;
+		return;
+	}
+	if (s->nseg == ATTRIB_MAX_SEG) {
+		s->seg_more = true;
+		return;
+	}
+	s->seg[s->nseg++] = (struct attrib_seg){ off, ns, (int8_t)i };
+}
+
+/* b - a ns of [a, b) to a contributor: found or new, and on the timeline. */
 static void add(struct sweep *s, enum attrib_kind kind, uint32_t id, int32_t pid, const char *name,
-		uint64_t ns)
+		uint64_t a, uint64_t b)
 {
 	struct attrib_contrib *c;
 	unsigned i;
@@ -148,20 +177,24 @@ static void add(struct sweep *s, enum attrib_kind kind, uint32_t id, int32_t pid
 			continue;
 		if (kind == AK_SILENT || (kind == AK_TASK && c->pid == pid) ||
 		    (kind != AK_TASK && c->id == id && !strcmp(c->name, name))) {
-			c->ns += ns;
+			c->ns += b - a;
+			seg_note(s, (int)i, a, b);
 			return;
 		}
 	}
 	/* More distinct contributors than kept: the rest are the smallest
 	 * slices of a crowded window; dropping them keeps the analysis bounded. */
-	if (s->nacc == ATTRIB_ACC)
+	if (s->nacc == ATTRIB_ACC) {
+		seg_note(s, -1, a, b);
 		return;
+	}
+	seg_note(s, (int)s->nacc, a, b);
 	c = &s->acc[s->nacc++];
 	memset(c, 0, sizeof(*c));
 	c->kind = kind;
 	c->id = id;
 	c->pid = pid;
-	c->ns = ns;
+	c->ns = b - a;
 	snprintf(c->name, sizeof(c->name), "%s", name ? name : "");
 	if (kind == AK_TASK)
 		task_policy(s->prio, &c->policy, &c->rt_priority);
@@ -181,15 +214,15 @@ static void credit(struct sweep *s, uint64_t a, uint64_t b)
 		return;
 	if (s->depth) {
 		f = &s->stack[s->depth - 1];
-		add(s, f->kind, f->id, -1, f->name, b - a);
+		add(s, f->kind, f->id, -1, f->name, a, b);
 		return;
 	}
 	/* The idle task with the CPU in an idle state, or, where the window
 	 * has no power:cpu_idle event at all (this VM never emits one), the
 	 * idle task outside IRQs: the time is the exit from idle. */
 	if (s->known && s->pid == 0 && (s->idle || !s->idle_traced)) {
-		add(s, AK_IDLE_EXIT, s->idle_traced ? s->idle_state : TEV_IDLE_EXIT, -1, "idle",
-		    b - a);
+		add(s, AK_IDLE_EXIT, s->idle_traced ? s->idle_state : TEV_IDLE_EXIT, -1, "idle", a,
+		    b);
 		return;
 	}
 	/* No event for a long stretch where something should have shown: the
@@ -199,14 +232,14 @@ static void credit(struct sweep *s, uint64_t a, uint64_t b)
 	if (b - a > ATTRIB_SILENT_NS && (!s->known || s->pid == s->in->probe_tid ||
 					 (s->irq_start != NONE && b <= s->irq_start))) {
 		add(s, AK_SILENT, 0, s->known && s->pid != s->in->probe_tid ? s->pid : -1,
-		    s->known && s->pid != s->in->probe_tid ? s->comm : "", b - a);
+		    s->known && s->pid != s->in->probe_tid ? s->comm : "", a, b);
 		return;
 	}
 	if (s->known && s->pid != s->in->probe_tid) {
 		if (s->no_wake && s->probe_prio >= 0 && s->prio > s->probe_prio)
-			add(s, AK_TRANSIT, 0, -1, "transit", b - a);
+			add(s, AK_TRANSIT, 0, -1, "transit", a, b);
 		else
-			add(s, AK_TASK, 0, s->pid, s->comm, b - a);
+			add(s, AK_TASK, 0, s->pid, s->comm, a, b);
 	}
 }
 
@@ -442,10 +475,38 @@ static void fmt_ns(char *buf, size_t len, uint64_t ns)
 		snprintf(buf, len, "%.2f ms", (double)ns / 1e6);
 }
 
+/* The stack recorded at the interrupt that carried the probe's expiry: the
+ * first after that interrupt's entry, up to the expiry (the trigger fires at
+ * local_timer_entry, so its stack follows that event). */
+static const char *stack_at(const struct attrib_input *in, uint64_t irq_start, uint64_t expiry)
+{
+	for (size_t i = 0; i < in->nev; i++) {
+		const struct trace_ev *e = &in->ev[i];
+
+		if (mine(in, e) && e->type == TEV_STACK && e->ts >= irq_start && e->ts <= expiry)
+			return e->name;
+	}
+	return NULL;
+}
+
+/* "12.00 ms", or "10.00 ms in the 41 ms around it" when steal was read
+ * over a span wider than the window: /proc/stat is that coarse. */
+static void steal_str(const struct attrib_input *in, char *buf, size_t len)
+{
+	char span[32];
+
+	fmt_ns(buf, len, in->steal_ns);
+	if (in->steal_span_ns) {
+		size_t l = strlen(buf);
+		fmt_ns(span, sizeof(span), in->steal_span_ns);
+		snprintf(buf + l, len - l, " in the %s around it", span);
+	}
+}
+
 static void describe(const struct attrib_input *in, int32_t probe_prio, struct attrib_result *out)
 {
 	const struct attrib_contrib *c = &out->c[0];
-	char d[32], st[32];
+	char d[32], st[80];
 	const char *pol = c->policy == 1 ? "FIFO" : c->policy == 0 ? "OTHER" : "DL";
 
 	if (!out->n) {
@@ -499,7 +560,7 @@ static void describe(const struct attrib_input *in, int32_t probe_prio, struct a
 	case AK_IDLE_EXIT:
 		/* A halted vCPU whose timer fired waits for the host: steal
 		 * says how much of the exit was the hypervisor's. */
-		fmt_ns(st, sizeof(st), in->steal_ns);
+		steal_str(in, st, sizeof(st));
 		if (c->id == TEV_IDLE_EXIT)
 			snprintf(out->cause, sizeof(out->cause), "idle:?");
 		else
@@ -524,7 +585,7 @@ static void describe(const struct attrib_input *in, int32_t probe_prio, struct a
 	case AK_SILENT:
 	default:
 		snprintf(out->cause, sizeof(out->cause), "silent");
-		fmt_ns(st, sizeof(st), in->steal_ns);
+		steal_str(in, st, sizeof(st));
 		if (in->steal_ns && in->steal_ns * 2 >= c->ns)
 			snprintf(out->verdict, sizeof(out->verdict),
 				 "silent %s: no events (hypervisor: steal +%s)", d, st);
@@ -566,6 +627,8 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	out->irq_ns = out->thread_ns = out->user_ns = NONE;
+	out->steal_ns = in->steal_known ? in->steal_ns : NONE;
+	out->steal_span_ns = in->steal_known ? in->steal_span_ns : NONE;
 	lookback = in->deadline_ns > ATTRIB_LOOKBACK_NS ? in->deadline_ns - ATTRIB_LOOKBACK_NS : 0;
 
 	/* Never guess: a ring overrun on this CPU up to the wake-up may have
@@ -586,6 +649,11 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 	/* The anchors: expiry (timer probe), sched_waking (the last of each
 	 * before the wake, as find_expiry says why), the switch-in. */
 	exp = in->timer ? find_expiry(in, &irq_start) : NULL;
+	if (exp) {
+		const char *at = stack_at(in, irq_start, exp->ts);
+		if (at)
+			snprintf(out->irq_at, sizeof(out->irq_at), "%s", at);
+	}
 	for (i = 0; i < in->nev; i++) {
 		const struct trace_ev *e = &in->ev[i];
 
@@ -640,7 +708,7 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 	/* A round trip: until its wake-up the probe was not runnable, its
 	 * datagram on the way; what this CPU did meanwhile delayed nothing. */
 	if (!in->timer && waking && waking->ts > in->deadline_ns) {
-		add(&s, AK_TRANSIT, 0, -1, "transit", waking->ts - in->deadline_ns);
+		add(&s, AK_TRANSIT, 0, -1, "transit", in->deadline_ns, waking->ts);
 		s.lo = waking->ts;
 	} else if (!in->timer) {
 		s.no_wake = true;
@@ -687,23 +755,56 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 		virt_switch(&s, &t);
 	credit(&s, t, in->wake_ns);
 
-	/* Largest first; ties in the order found. */
+	/* Largest first; ties in the order found.  An index sort, so that
+	 * the timeline's segments can be renumbered. */
+	unsigned ord[ATTRIB_ACC];
+	int8_t map[ATTRIB_ACC];
 	for (unsigned a = 0; a < s.nacc; a++) {
-		unsigned best = a;
+		unsigned b = a;
 
-		for (unsigned b = a + 1; b < s.nacc; b++)
-			if (s.acc[b].ns > s.acc[best].ns)
-				best = b;
-		if (best != a) {
-			struct attrib_contrib tmp = s.acc[best];
-
-			memmove(&s.acc[a + 1], &s.acc[a], sizeof(tmp) * (best - a));
-			s.acc[a] = tmp;
+		while (b > 0 && s.acc[ord[b - 1]].ns < s.acc[a].ns) {
+			ord[b] = ord[b - 1];
+			b--;
 		}
+		ord[b] = a;
 	}
-	for (unsigned a = 0; a < s.nacc && out->n < ATTRIB_MAX_CONTRIB; a++)
-		out->c[out->n++] = s.acc[a];
+	for (unsigned a = 0; a < s.nacc; a++)
+		map[a] = -1;
+	for (unsigned a = 0; a < s.nacc && out->n < ATTRIB_MAX_CONTRIB; a++) {
+		map[ord[a]] = (int8_t)out->n;
+		out->c[out->n++] = s.acc[ord[a]];
+	}
+	for (unsigned k = 0; k < s.nseg; k++) {
+		out->seg[k] = s.seg[k];
+		out->seg[k].contrib = s.seg[k].contrib < 0 ? -1 : map[s.seg[k].contrib];
+	}
+	/* Renumbered, two neighbours may both be "not kept" now: one. */
+	unsigned w = 0;
+	for (unsigned k = 0; k < s.nseg; k++) {
+		struct attrib_seg *g = &out->seg[k];
+		if (w && out->seg[w - 1].contrib == g->contrib &&
+		    (uint64_t)out->seg[w - 1].off + out->seg[w - 1].ns == g->off)
+			out->seg[w - 1].ns += g->ns;
+		else
+			out->seg[w++] = *g;
+	}
+	out->nseg = w;
+	out->seg_more = s.seg_more;
 	out->status = ATTRIB_OK;
 	describe(in, probe_prio, out);
+	/* Where the kernel was when the timer interrupt finally came: an
+	 * IRQs-off section ends there (the interrupt is taken as they come
+	 * back on), a task that could not be preempted was there.  Only a
+	 * kernel function says something; user space and idle do not. */
+	if (*out->irq_at && strcmp(out->irq_at, "user") && strcmp(out->irq_at, "?")) {
+		size_t l = strlen(out->verdict);
+		char d[32];
+
+		/* when it came (the entry), not when its expiry ran: recording
+		 * the stack is part of the interrupt */
+		fmt_ns(d, sizeof(d), irq_start > in->deadline_ns ? irq_start - in->deadline_ns : 0);
+		snprintf(out->verdict + l, sizeof(out->verdict) - l,
+			 "; the timer IRQ came in %s, %s after the deadline", out->irq_at, d);
+	}
 	return 0;
 }

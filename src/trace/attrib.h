@@ -16,7 +16,8 @@
 #include "trace_event.h"
 
 #define ATTRIB_MAX_CONTRIB 8
-#define ATTRIB_VERDICT_LEN 160
+#define ATTRIB_MAX_SEG 64
+#define ATTRIB_VERDICT_LEN 224
 #define ATTRIB_CAUSE_LEN 64
 
 enum attrib_status {
@@ -51,6 +52,16 @@ struct attrib_contrib {
 	uint64_t ns;	 /* its time inside [deadline, wake] */
 };
 
+/* One stretch of the timeline: from `off` ns after the deadline, for `ns`,
+ * the CPU was contributor c[contrib] (-1: one beyond the ATTRIB_MAX_CONTRIB
+ * kept).  The time the probe itself had the CPU, and stretches credited to
+ * nobody, are the gaps between segments.  32-bit: a window longer than
+ * 4.29 s saturates. */
+struct attrib_seg {
+	uint32_t off, ns;
+	int8_t contrib;
+};
+
 struct attrib_input {
 	int cpu;
 	int32_t probe_tid; /* the probe thread (anchor: its wake-up and switch-in) */
@@ -62,6 +73,10 @@ struct attrib_input {
 	const struct trace_ev *ev; /* this CPU's events, sorted by ts, covering */
 	size_t nev;		   /*   at least [deadline - ATTRIB_LOOKBACK_NS, wake] */
 	uint64_t steal_ns;	   /* steal time of this CPU over the window, if known, else 0 */
+	/* steal_ns was read over this span around the window (the readings
+	 * are per housekeeping tick, in 10 ms units); 0: over the window */
+	uint64_t steal_span_ns;
+	bool steal_known; /* steal_ns was read (else unknown: no steal column) */
 };
 
 /* events before the deadline looked at (idle, running task) */
@@ -86,6 +101,19 @@ struct attrib_result {
 	 * "irq:virtio0-input.0", "silent"), verdict the phrase for people. */
 	char cause[ATTRIB_CAUSE_LEN];
 	char verdict[ATTRIB_VERDICT_LEN];
+	/* With stacks (--trace-stacks): the function the probe's timer
+	 * interrupt came in (attrib.c says how it is chosen), "user" for user
+	 * space; "" unknown (no stack: not recorded, the idle loop, another
+	 * probe than the timer's). */
+	char irq_at[TEV_NAME_LEN];
+	/* the input's steal, for the record: UINT64_MAX when unknown */
+	uint64_t steal_ns, steal_span_ns;
+	/* What held the CPU when, from the deadline to the wake-up, in time
+	 * order, adjacent stretches of one contributor merged; seg_more: the
+	 * window had more stretches than kept (the rest is not shown). */
+	struct attrib_seg seg[ATTRIB_MAX_SEG];
+	unsigned nseg;
+	bool seg_more;
 };
 
 /* 0 (out->status says whether it could be attributed) or -EINVAL for an

@@ -129,12 +129,28 @@ static json_t *top_json(const struct attrib_agg_top *t)
 		      "thread_ns", ns_or_null(t->res.thread_ns), "user_ns",
 		      ns_or_null(t->res.user_ns), "cause", t->res.cause, "verdict", t->res.verdict);
 
+	json_t *tl = json_array();
+
 	for (unsigned i = 0; contrib && i < t->res.n; i++)
 		json_array_append_new(contrib, contributor_json(&t->res.c[i]));
-	if (o)
+	for (unsigned i = 0; tl && i < t->res.nseg; i++) {
+		const struct attrib_seg *g = &t->res.seg[i];
+		json_array_append_new(
+		    tl, json_pack("[I, I, o]", (json_int_t)g->off, (json_int_t)g->ns,
+				  g->contrib < 0 ? json_null() : json_integer(g->contrib)));
+	}
+	if (o) {
 		json_object_set_new(o, "contributors", contrib);
-	else
+		json_object_set_new(o, "timeline", tl);
+		json_object_set_new(o, "timeline_truncated", json_boolean(t->res.seg_more));
+		json_object_set_new(o, "steal_ns", ns_or_null(t->res.steal_ns));
+		json_object_set_new(o, "steal_span_ns", ns_or_null(t->res.steal_span_ns));
+		json_object_set_new(o, "irq_at",
+				    *t->res.irq_at ? json_string(t->res.irq_at) : json_null());
+	} else {
 		json_decref(contrib);
+		json_decref(tl);
+	}
 	return o;
 }
 

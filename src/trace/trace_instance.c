@@ -341,6 +341,45 @@ static int write_file(struct trace_instance *ti, const char *file, const char *v
 	return 0;
 }
 
+/* The stack at every local-timer interrupt of the measured CPUs: where the
+ * CPU was when the interrupt came, so that an interrupt delayed by an
+ * IRQs-off section names the function that turned them back on.  x86 only
+ * (irq_vectors); refused elsewhere rather than silently recording nothing. */
+static int enable_stacks(struct trace_instance *ti, char *err, size_t errlen)
+{
+	bool timer = false;
+
+	for (unsigned i = 0; i < ti->nevents; i++)
+		timer |= !strcmp(ti->events[i], "irq_vectors:local_timer_entry");
+	if (!timer ||
+	    !tracefs_event_file_exists(ti->inst, "irq_vectors", "local_timer_entry", "trigger") ||
+	    !tracefs_event_file_exists(NULL, "ftrace", "kernel_stack", "format")) {
+		util_errf(err, errlen,
+			  "tracefs: --trace-stacks needs irq_vectors:local_timer_entry with "
+			  "triggers and ftrace:kernel_stack, which this kernel does not have");
+		return -ENOTSUP;
+	}
+	if (ti->nevents >= TRACE_MAX_EVENTS) {
+		util_errf(err, errlen, "tracefs: too many events for --trace-stacks");
+		return -E2BIG;
+	}
+	if (tracefs_event_file_write(ti->inst, "irq_vectors", "local_timer_entry", "trigger",
+				     "stacktrace") < 0) {
+		int r = errno ? -errno : -EIO;
+
+		util_errf(err, errlen,
+			  "tracefs: cannot set a stacktrace trigger on "
+			  "irq_vectors:local_timer_entry in instance %s: %s",
+			  ti->name, strerror(-r));
+		return r;
+	}
+	ti->stacks = true;
+	/* not enabled by a file of its own: recorded by the trigger; listed
+	 * so that the recorder loads its format */
+	snprintf(ti->events[ti->nevents++], TRACE_EVNAME_LEN, "ftrace:kernel_stack");
+	return 0;
+}
+
 static int configure(struct trace_instance *ti, char *err, size_t errlen)
 {
 	char cpus[1024];
@@ -366,7 +405,9 @@ static int configure(struct trace_instance *ti, char *err, size_t errlen)
 			  ti->name, ti->buffer_kb, strerror(-r));
 		return r;
 	}
-	return enable_events(ti, err, errlen);
+	if ((r = enable_events(ti, err, errlen)))
+		return r;
+	return ti->stacks ? enable_stacks(ti, err, errlen) : 0;
 }
 
 int trace_instance_start(struct trace_instance *ti, char *err, size_t errlen)
@@ -389,6 +430,7 @@ int trace_instance_create(struct trace_instance *ti, const struct trace_instance
 	snprintf(ti->name, sizeof(ti->name), "rtsoak-%d", (int)getpid());
 	ti->cpus = cfg->cpus;
 	ti->buffer_kb = cfg->buffer_kb ? cfg->buffer_kb : TRACE_DEFAULT_BUFFER_KB;
+	ti->stacks = cfg->stacks; /* wanted; enable_stacks sets the trigger */
 	if (cpuset_empty(&ti->cpus)) {
 		util_errf(err, errlen, "tracefs: no CPU to trace");
 		return -EINVAL;
@@ -446,6 +488,11 @@ int trace_instance_destroy(struct trace_instance *ti, char *err, size_t errlen)
 
 	if (ti->inst) {
 		tracefs_instance_file_write(ti->inst, "tracing_on", "0");
+		/* removing the instance drops its triggers too; taken off first
+		 * so that nothing of ours fires while it goes */
+		if (ti->stacks)
+			tracefs_event_file_write(ti->inst, "irq_vectors", "local_timer_entry",
+						 "trigger", "!stacktrace");
 		if (tracefs_instance_destroy(ti->inst) < 0) {
 			r = errno ? -errno : -EIO;
 			util_errf(err, errlen,

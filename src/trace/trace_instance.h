@@ -37,6 +37,10 @@ struct tracefs_instance;
 struct trace_instance_config {
 	struct cpuset cpus; /* the measured CPUs: the instance's tracing_cpumask */
 	unsigned buffer_kb; /* ring buffer per CPU; 0: TRACE_DEFAULT_BUFFER_KB */
+	/* --trace-stacks: a stacktrace trigger on irq_vectors:local_timer_entry,
+	 * so that each local-timer interrupt records the stack it interrupted
+	 * (the ftrace:kernel_stack event, added to events) */
+	bool stacks;
 };
 
 struct trace_instance {
@@ -47,6 +51,7 @@ struct trace_instance {
 	struct cpuset cpus;
 	unsigned buffer_kb;
 	int stale_removed; /* instances of dead rtsoak processes create removed */
+	bool stacks;	   /* the stacktrace trigger is set */
 	unsigned nevents;  /* the events enabled, "sched:sched_switch" ... */
 	char events[TRACE_MAX_EVENTS][TRACE_EVNAME_LEN];
 };

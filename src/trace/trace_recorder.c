@@ -49,6 +49,7 @@ enum conv {
 	C_HRT_EXIT,
 	C_IDLE,
 	C_NMI,
+	C_STACK,
 };
 
 #define NFIELDS 7
@@ -69,6 +70,7 @@ static const char *const conv_fields[][NFIELDS] = {
 	[C_HRT_EXIT] = { "hrtimer" },
 	[C_IDLE] = { "state" },
 	[C_NMI] = { "handler", "delta_ns" },
+	[C_STACK] = { "size", "caller" },
 };
 
 struct evdef {
@@ -111,6 +113,7 @@ struct trace_recorder {
 	size_t nsyms;
 	char *names;
 	size_t memory;
+	struct trace_stack_cost stack_cost;
 };
 
 static uint64_t now_ns(void)
@@ -140,6 +143,7 @@ static enum conv conv_of(const char *sys, const char *ev, char *vname)
 		{ "timer", "hrtimer_expire_exit", C_HRT_EXIT },
 		{ "power", "cpu_idle", C_IDLE },
 		{ "nmi", "nmi_handler", C_NMI },
+		{ "ftrace", "kernel_stack", C_STACK },
 	};
 	size_t n = strlen(ev);
 
@@ -563,8 +567,8 @@ static void field_str(const struct tep_format_field *f, const void *data, int si
 	dst[len] = '\0';
 }
 
-/* The symbol that contains addr (a callback pointer: its start). */
-static void func_name(struct trace_recorder *rec, uint64_t addr, char *dst)
+/* The name of the text symbol that contains addr, NULL when none does. */
+static const char *sym_of(const struct trace_recorder *rec, uint64_t addr)
 {
 	size_t lo = 0, hi = rec->nsyms;
 
@@ -577,9 +581,74 @@ static void func_name(struct trace_recorder *rec, uint64_t addr, char *dst)
 			hi = mid;
 	}
 	if (lo > 0 && addr - rec->syms[lo - 1].addr < (1u << 20))
-		snprintf(dst, TEV_NAME_LEN, "%s", rec->names + rec->syms[lo - 1].name);
+		return rec->names + rec->syms[lo - 1].name;
+	return NULL;
+}
+
+/* The symbol that contains addr (a callback pointer: its start). */
+static void func_name(struct trace_recorder *rec, uint64_t addr, char *dst)
+{
+	const char *s = sym_of(rec, addr);
+
+	if (s)
+		snprintf(dst, TEV_NAME_LEN, "%s", s);
 	else
 		snprintf(dst, TEV_NAME_LEN, "0x%llx", (unsigned long long)addr);
+}
+
+/* Where the interrupt came, from the stack a local_timer_entry trigger
+ * recorded: the frames of the interrupt itself end at its entry stub
+ * (asm_sysvec_apic_timer_interrupt), the next frame is the interrupted
+ * context.  An interrupt held back by an IRQs-off section is taken the
+ * moment they come back on, inside the unlock or restore helper: skip those
+ * to the function that called it (the __slab_free of a
+ * spin_unlock_irqrestore).  "user" when the stack ends at the stub (user
+ * space was interrupted), "?" when the stub is not on it.  *frames: the
+ * stack's depth. */
+static bool irq_helper(const char *s)
+{
+	return !strncmp(s, "_raw_", 5) || !strncmp(s, "__raw_", 6) || strstr(s, "irqrestore") ||
+	       strstr(s, "irq_restore") || strstr(s, "irq_enable") || strstr(s, "local_irq") ||
+	       !strncmp(s, "native_restore_fl", 17) || !strncmp(s, "preempt_count", 13);
+}
+
+static void interrupted_at(const struct trace_recorder *rec, const void *data, int size,
+			   const struct evdef *d, char *dst, uint32_t *frames)
+{
+	uint64_t n = field_u(d->f[0], data, size);
+	const struct tep_format_field *f = d->f[1];
+	bool past_stub = false, found_stub = false;
+
+	snprintf(dst, TEV_NAME_LEN, "?");
+	*frames = 0;
+	if (f->offset < 0 || f->offset > size)
+		return;
+	/* the record holds what the kernel saved, whatever caller[8] says */
+	uint64_t room = (uint64_t)(size - f->offset) / sizeof(uint64_t);
+	if (n > room)
+		n = room;
+	*frames = (uint32_t)n;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t addr;
+		const char *s;
+
+		memcpy(&addr, (const char *)data + f->offset + i * sizeof(addr), sizeof(addr));
+		s = sym_of(rec, addr);
+		if (!past_stub) {
+			if (s && !strncmp(s, "asm_", 4))
+				past_stub = found_stub = true;
+			continue;
+		}
+		if (s && irq_helper(s))
+			continue;
+		if (s)
+			snprintf(dst, TEV_NAME_LEN, "%s", s);
+		else
+			snprintf(dst, TEV_NAME_LEN, "0x%llx", (unsigned long long)addr);
+		return;
+	}
+	if (found_stub)
+		snprintf(dst, TEV_NAME_LEN, "user");
 }
 
 /* The next slot of the ring, dropping the oldest when it is full. */
@@ -732,6 +801,21 @@ static bool convert(struct trace_recorder *rec, struct cpu_ring *c, const void *
 		func_name(rec, field_u(d->f[0], data, size), e->name);
 		dns = field_s(d->f[1], data, size);
 		e->arg = dns < 0 ? 0 : dns > UINT32_MAX ? UINT32_MAX : (uint32_t)dns;
+		break;
+	}
+	case C_STACK: {
+		const struct trace_ev *prev = c->n > 1 ? ring_seq(c, seq - 1) : NULL;
+
+		blank(e, ts, c->cpu, TEV_STACK);
+		interrupted_at(rec, data, size, d, e->name, &e->arg);
+		if (prev && prev->type == TEV_VECTOR_ENTRY && !strcmp(prev->name, "local_timer") &&
+		    ts >= prev->ts) {
+			struct trace_stack_cost *k = &rec->stack_cost;
+			k->n++;
+			k->sum_ns += ts - prev->ts;
+			if (ts - prev->ts > k->max_ns)
+				k->max_ns = ts - prev->ts;
+		}
 		break;
 	}
 	case C_NONE:
@@ -901,6 +985,11 @@ size_t trace_recorder_memory(const struct trace_recorder *rec)
 	return rec->memory;
 }
 
+void trace_recorder_stack_cost(const struct trace_recorder *rec, struct trace_stack_cost *out)
+{
+	*out = rec->stack_cost;
+}
+
 #else /* !HAVE_TRACEFS */
 
 struct trace_recorder *trace_recorder_create(struct trace_instance *ti,
@@ -943,6 +1032,11 @@ uint64_t trace_recorder_horizon(const struct trace_recorder *rec, int cpu)
 size_t trace_recorder_memory(const struct trace_recorder *rec)
 {
 	return 0;
+}
+
+void trace_recorder_stack_cost(const struct trace_recorder *rec, struct trace_stack_cost *out)
+{
+	memset(out, 0, sizeof(*out));
 }
 
 #endif

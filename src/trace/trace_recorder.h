@@ -86,4 +86,13 @@ uint64_t trace_recorder_horizon(const struct trace_recorder *rec, int cpu);
  * libtraceevent's parsed formats and symbols. */
 size_t trace_recorder_memory(const struct trace_recorder *rec);
 
+/* What recording the stacks (--trace-stacks) cost the measured CPUs: for
+ * each stack that directly follows its local_timer_entry, the time from
+ * that entry to the stack event (the unwinding, inside the interrupt, so
+ * inside the probe's IRQ latency): how many, their sum and the largest. */
+struct trace_stack_cost {
+	uint64_t n, sum_ns, max_ns;
+};
+void trace_recorder_stack_cost(const struct trace_recorder *rec, struct trace_stack_cost *out);
+
 #endif

@@ -5,7 +5,8 @@
  *   1  parse_u64 (bounds of --priority, --top, any)   --priority, --loops, ...
  *   2  cpuset_parse, then format and parse again      --cpus, --load-cpus
  *   3  load_instance_parse (one NAME:opt=val spec)    --loads
- *   4  compare_limit_parse                            --fail-if
+ *   4  compare_limit_parse (both forms), compare_opts_verdict_on and
+ *      compare_opts_min_effect                        --fail-if(-raw), --verdict-on, --min-effect
  *   5  tweak_value_equal ("WANT\0READ")               --set read-back check
  *   6  probe_config_parse + an alias (each probe)     --probes NAME:opt=val, --net-*
  *
@@ -136,15 +137,27 @@ static void fuzz_probe(unsigned sel, const char *s)
 
 static void fuzz_limit(const char *s)
 {
-	struct compare_limit l;
+	struct compare_opts o;
 	char err[256] = "";
-	int rc = compare_limit_parse(s, &l, err, sizeof(err));
 
-	check_err("compare_limit_parse", rc, err);
-	if (rc == 0 && (unsigned)l.stat >= COMPARE_NSTATS) {
-		fprintf(stderr, "fuzz_cli: --fail-if '%s' names statistic %d\n", s, (int)l.stat);
-		abort();
+	/* --fail-if and --fail-if-raw */
+	for (int raw = 0; raw < 2; raw++) {
+		struct compare_limit l;
+		int rc = compare_limit_parse(s, raw, &l, err, sizeof(err));
+
+		check_err("compare_limit_parse", rc, err);
+		if (rc == 0 && (unsigned)l.stat >= COMPARE_NSTATS) {
+			fprintf(stderr, "fuzz_cli: --fail-if '%s' names statistic %d\n", s,
+				(int)l.stat);
+			abort();
+		}
 	}
+	/* --verdict-on and --min-effect take the same kind of text */
+	compare_opts_default(&o);
+	err[0] = '\0';
+	check_err("compare_opts_verdict_on", compare_opts_verdict_on(&o, s, err, sizeof(err)), err);
+	err[0] = '\0';
+	check_err("compare_opts_min_effect", compare_opts_min_effect(&o, s, err, sizeof(err)), err);
 }
 
 static void fuzz_value_equal(const char *s, size_t len)

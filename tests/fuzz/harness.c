@@ -104,14 +104,14 @@ static void harness_compare(const struct report *r)
 	char err[256];
 	json_t *j;
 
-	if (compare_limit_parse("p99>+10%", &limit, err, sizeof(err)))
+	if (compare_limit_parse("p99>+10%", false, &limit, err, sizeof(err)))
 		abort();
 	memset(&c, 0, sizeof(c));
-	if (compare_build(&c, r, "a.json", r, "b.json") < 0) {
+	if (compare_build(&c, r, "a.json", r, "b.json", NULL) < 0) {
 		compare_free(&c);
 		return; /* ENOMEM */
 	}
-	compare_print(&c, &limit, 1, devnull, true);
+	compare_print(&c, &limit, 1, devnull, true, false);
 	j = compare_json(&c, &limit, 1);
 	json_decref(j);
 	harness_check_write("compare --html",

@@ -67,9 +67,12 @@ ok $? "a thread without cycles (avg -nan) is an empty row and a warning ($(head 
 	cmp -s text4 <("$RTSOAK" report "$top_srcdir/tests/data/cyclictest-h.json" 2>/dev/null)
 ok $? "keys without the colon read the same as with it ($(head -c 200 err))"
 
-"$RTSOAK" compare ct.json ct.json --json same.json >/dev/null &&
-	[ "$(jget same.json 'sorted({m["verdict"] for m in r["matches"]})')" = '["no significant difference"]' ]
-ok $? "compare of the fresh cyclictest file with itself: no significant difference"
+# 1000 loops a thread are too few for an interval of p99.9, the tail's
+# stand-in without a series, so the default verdict (p99 and max) is
+# untested there; on p99 alone it is same.
+"$RTSOAK" compare ct.json ct.json --verdict-on p99 --json same.json >/dev/null &&
+	[ "$(jget same.json 'sorted({m["verdict"] for m in r["matches"]})')" = '["same"]' ]
+ok $? "compare of the fresh cyclictest file with itself: same (on p99)"
 
 head -c 300 ct.json >trunc.json
 err=$("$RTSOAK" report trunc.json 2>&1)

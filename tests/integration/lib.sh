@@ -6,6 +6,11 @@ set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${SCHEMA:=$top_srcdir/docs/report-schema.json}"
 : "${PYTHON3:=/usr/bin/python3}"
+# How much slower than real hardware this machine runs rtsoak: bounds that
+# are about machine speed (exits within 1 s of a signal, a run long enough
+# for a checkpoint to fail and recover) are multiplied by it.  1 here;
+# make check-vm sets 10 for its qemu TCG guest.  Never a latency bound.
+: "${RTSOAK_TIME_SCALE:=1}"
 
 tap_n=0
 tap_failed=0
@@ -50,6 +55,24 @@ same_bytes() {
 skip_all() {
 	echo "1..0 # SKIP $*"
 	exit 0
+}
+
+# wait_until SECONDS CMD...: poll CMD every 0.1 s until it succeeds (0) or
+# SECONDS pass (1).  Tests wait for a state, not for a fixed time: under
+# qemu TCG (make check-vm) a second of host time is a lot less guest work.
+wait_until() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -lt $end ] || return 1
+		sleep 0.1
+	done
+}
+
+# report_says FILE EXPR: FILE is a complete JSON document (a checkpoint is
+# replaced atomically) and the python EXPR over it (variable r) is true.
+report_says() {
+	[ -s "$1" ] && "$PYTHON3" -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(not eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
 }
 
 done_testing() { [ "$tap_failed" -eq 0 ]; exit $?; }

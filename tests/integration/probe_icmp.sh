@@ -159,7 +159,8 @@ ok $? "IPv6 peer: > 700 answers per CPU (received $(icmp v6.json received))"
 ok $? "the report's config names the probe as given"
 
 # --- (3) the peer stops answering 1 s into a 3 s run
-inB "$RTSOAK" run --probes icmp:target="$IP_A" --duration 3s -q -o stop.json 2>err4 &
+# (--warmup 0: the peer stops at a time from the start of the process)
+inB "$RTSOAK" run --probes icmp:target="$IP_A" --duration 3s --warmup 0 -q -o stop.json 2>err4 &
 run_pid=$!
 sleep 1
 set_in "$A" ipv4/icmp_echo_ignore_all 1
@@ -264,7 +265,8 @@ ok $? "as nobody without ping_group_range: exit 2, one line, no report (rc $rc: 
 
 # --- the route goes away: B's end of the veth pair goes down 1 s into a
 # 2 s run (last: it takes B's IPv6 address with it)
-inB "$RTSOAK" run --probes icmp:target="$IP_A" --duration 2s -q -o down.json 2>err10 &
+# (--warmup 0: the link goes down at a time from the start of the process)
+inB "$RTSOAK" run --probes icmp:target="$IP_A" --duration 2s --warmup 0 -q -o down.json 2>err10 &
 run_pid=$!
 sleep 1
 ip -n "$B" link set "$VB" down

@@ -159,5 +159,17 @@ broken "cpu out of range" 'a["cpus"][0]["cpu"] = 70000' "attribution.cpus[0].cpu
 broken "attribution not an object" 'r["attribution"] = []' "attribution: is not an object"
 broken "repeated entry" 'a["series"].append(dict(s))' "attribution.series[2]: repeats"
 broken "duplicate cause" 's["causes"][1]["cause"] = s["causes"][0]["cause"]' "attribution.series[0].causes[1]: cause is listed twice"
+# a timeline (reports since it existed) is checked as the views draw it
+tl='s["top"][0]["timeline"] = [[0, 10, 0], [20, 10, None]]; s["top"][0]["timeline_truncated"] = False; '
+broken "timeline overlapping" "$tl"'s["top"][0]["timeline"][1][0] = 5' \
+	"attribution.series[0].top[0].timeline[1]: overlaps the segment before it or lies outside the latency"
+broken "timeline past the latency" "$tl"'s["top"][0]["timeline"][1][0] = s["top"][0]["latency_ns"]' \
+	"attribution.series[0].top[0].timeline[1]: overlaps"
+broken "timeline index beyond the contributors" "$tl"'s["top"][0]["timeline"][0][2] = len(s["top"][0]["contributors"])' \
+	"attribution.series[0].top[0].timeline[0]: names a contributor the spike does not list"
+broken "timeline entry not a triple" "$tl"'s["top"][0]["timeline"][0] = [0, 10]' \
+	"attribution.series[0].top[0].timeline[0]: is not [offset_ns, ns, contributor index or null]"
+broken "timeline without its flag" "$tl"'del s["top"][0]["timeline_truncated"]' \
+	"attribution.series[0].top[0].timeline_truncated: is missing"
 ok $fails "$n broken attribution sections refused: exit 2, one line naming the field"
 done_testing

@@ -27,7 +27,7 @@ no_nonnumbers() {
 	! grep -Eqw 'NaN|nan|Infinity|infinity|inf|-inf' "$1"
 }
 
-plan 38
+plan 42
 cd "$WORK" || exit 1
 
 # --- a plain run (timer and net: the network split), the page written by the run itself
@@ -138,6 +138,47 @@ ok $? "strings with < & \" ': the page parses and shows them as text"
 	grep -q '&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quoted&quot; &#39;single&#39;' \
 		evil.html
 ok $? "no markup from the report reaches the page"
+
+# --- the tuning checks: a table near the top, one row per check that did not pass
+# rows PAGE: the data-check ids of the checks table's rows, one a line.
+rows() {
+	sed -n '/<table id="checks-table">/,/<\/table>/p' "$1" | grep -o ' data-check="[^"]*"' |
+		sed 's/ data-check="\(.*\)"/\1/'
+}
+nonpass=$(jget plain.json '"\n".join(c["id"] for c in r["checks"] if c["status"] != "pass")')
+npass=$(jget plain.json 'sum(c["status"] == "pass" for c in r["checks"])')
+[ -n "$nonpass" ] && [ "$(rows plain.html | sort)" = "$(echo "$nonpass" | sort)" ] &&
+	grep -q "<p class=\"cap\" id=\"checks-count\" data-total=\"$(jget plain.json 'len(r["checks"])')\" data-pass=\"$npass\"" plain.html
+ok $? "checks: one row per non-pass check ($(echo "$nonpass" | wc -l)), the passes counted ($npass)"
+awk '/<h2 id="summary">/ { s = NR } /<h2 id="checks">/ { c = NR } /<svg/ && !p { p = NR }
+	END { exit !(s && c && s < c && (!p || c < p)) }' plain.html &&
+	[ "$(jget plain.json '[c["status"] for c in r["checks"] if c["status"] != "pass"][0]')" ] &&
+	grep -q '<tr class="ck-\(fail\|warn\|unknown\|info\)" data-check="' plain.html
+ok $? "checks: after the summary, before the first plot, status as a class"
+"$PYTHON3" - plain.json evilck.json <<'EOF2'
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["checks"]
+c[0].update(status="fail", observed='<script>alert(3)</script> & "q"', why='<b>why</b>',
+            fix="echo 'x' > /sys/<i>y</i>", reference="<a href=x>ref</a>")
+for x in c[1:]:
+    x["status"] = "pass"
+json.dump(r, open(sys.argv[2], "w"), indent=1)
+EOF2
+"$RTSOAK" report evilck.json --html evilck.html && [ "$(rows evilck.html | wc -l)" -eq 1 ] &&
+	! grep -q -e '<script>alert(3)' -e '<b>why' -e '<i>y' -e '<a href=x' evilck.html &&
+	grep -q '&lt;script&gt;alert(3)&lt;/script&gt; &amp; &quot;q&quot;' evilck.html &&
+	grep -q "echo &#39;x&#39; &gt; /sys/&lt;i&gt;y&lt;/i&gt;" evilck.html
+ok $? "checks: the report's strings escaped, the one failing check the only row"
+"$PYTHON3" - plain.json nock.json <<'EOF2'
+import json, sys
+r = json.load(open(sys.argv[1]))
+del r["checks"]
+json.dump(r, open(sys.argv[2], "w"), indent=1)
+EOF2
+"$RTSOAK" report nock.json --html nock.html && ! grep -q -e 'id="checks' -e 'class="ck-' -e 'checks-table' nock.html &&
+	! grep -q 'id="checks' ct.html
+ok $? "checks: a report without checks (one from before them, a cyclictest import) has no section"
 
 # --- unwritable paths
 err=$("$RTSOAK" report plain.json --html /nonexistent-dir/x.html 2>&1)

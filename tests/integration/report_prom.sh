@@ -1,7 +1,8 @@
 #!/bin/bash
 # `rtsoak report FILE --prom OUT` writes the Prometheus textfile (node_exporter's textfile
 # collector): promtool must accept it without a single lint remark, and every value must be the
-# report's own, to the ns, one series per result.  Bad input and unwritable paths exit 2.
+# report's own, to the ns, one series per per-CPU result (no cpu="all"), every one labelled with
+# the run's name.  Bad input and unwritable paths exit 2.
 . "$(dirname "$0")/lib.sh"
 require_root
 command -v promtool >/dev/null || skip_all "promtool not installed (apt-get install prometheus)"
@@ -9,7 +10,7 @@ command -v promtool >/dev/null || skip_all "promtool not installed (apt-get inst
 # check_prom REPORT.json OUT.prom: parse the text format ourselves (no client library needed)
 # and compare it with the JSON; prints each mismatch as a diagnostic.
 check_prom() {
-	"$PYTHON3" - "$1" "$2" <<'EOF' 2>&1 | sed 's/^/# /'
+	"$PYTHON3" - "$1" "$2" "$top_srcdir/tests" <<'EOF' 2>&1 | sed 's/^/# /'
 import json, re, sys
 from decimal import Decimal
 
@@ -48,7 +49,12 @@ for ln in lines[:-1]:
         bad("unparsable line: %r" % ln)
         continue
     name, labels, value = m.groups()
-    if name != family:
+    # a histogram's samples are its name + _bucket, _sum, _count; a summary's + _sum, _count
+    if types.get(family) == "histogram" and name in (family + "_bucket", family + "_sum", family + "_count"):
+        pass
+    elif types.get(family) == "summary" and name in (family + "_sum", family + "_count"):
+        pass
+    elif name != family:
         bad("%s: sample outside its family (%s)" % (name, family))
     lab, rest = {}, labels or ""
     while rest:
@@ -61,6 +67,14 @@ for ln in lines[:-1]:
     if not re.match(r'^[0-9]+(\.[0-9]+)?$', value):
         bad("%s: value %s is not a plain number" % (ln, value))
         continue
+    # every series names its run (config.run_name; before it, the output's file name)
+    want_run = r["config"].get("run_name")
+    if want_run is None:
+        want_run = re.sub(r"\.json$", "", r["config"]["output"].rsplit("/", 1)[-1])
+    if lab.pop("run", None) != want_run:
+        bad("%s: no run=%r label" % (ln, want_run))
+    if lab.get("cpu") == "all":
+        bad("%s: a cpu=\"all\" aggregate (sum() would count it twice)" % ln)
     key = tuple(sorted(lab.items()))
     if key in series.setdefault(name, {}):
         bad("duplicate series: %s" % ln)
@@ -83,6 +97,7 @@ if len(info) != 1 or list(info.values())[0] != 1:
 else:
     lab = dict(list(info.keys())[0])
     for k, want in (("version", r["tool"]["version"]), ("kernel", sysk.get("release") or ""),
+                    ("status", r["run"]["status"]),
                     ("cpu_model", r["system"].get("cpu_model") or ""),
                     ("cpus", r["config"].get("cpus") or "")):
         if lab.get(k) != want:
@@ -104,14 +119,19 @@ if len(series.get("rtsoak_phase_seconds_total", {})) != len(r["phases"]):
     bad("phase_seconds_total: %d series for %d phases"
         % (len(series.get("rtsoak_phase_seconds_total", {})), len(r["phases"])))
 
-# Results and aggregates: every value, and exactly the expected label sets.
+# Per-CPU results: every value, and exactly the expected label sets (aggregates are left out).
 stats = {"min": "min_ns", "mean": "mean_ns", "stddev": "stddev_ns", "max": "max_ns"}
-pcts = {"50": "p50_ns", "90": "p90_ns", "99": "p99_ns", "99.9": "p99_9_ns",
-        "99.99": "p99_99_ns", "99.999": "p99_999_ns"}
+pcts = {"0.5": "p50_ns", "0.9": "p90_ns", "0.99": "p99_ns", "0.999": "p99_9_ns",
+        "0.9999": "p99_99_ns", "0.99999": "p99_999_ns"}
+sys.path.insert(0, sys.argv[3])
+from histogram_layout import index, lower, upper
+def mid_sum(res):
+    ix = [(index(lo), c) for lo, _, c in res["histogram"]]
+    return sum(c * (lower(i) + (upper(i) - lower(i)) // 2) for i, c in ix)
 want_keys = {}
 def want_key(name, **lab):
     want_keys.setdefault(name, set()).add(tuple(sorted(lab.items())))
-for res in r["results"] + r["aggregates"]:
+for res in r["results"]:
     L = dict(probe=res["probe"], cpu=str(res["cpu"]), phase=res["phase"])
     expect("rtsoak_latency_samples_total", res["count"], **L)
     expect("rtsoak_latency_missed_total", res["missed"], **L)
@@ -121,12 +141,49 @@ for res in r["results"] + r["aggregates"]:
         for s, k in stats.items():
             expect("rtsoak_latency_%s_seconds" % s, secs(res[k]), **L)
             want_key("rtsoak_latency_%s_seconds" % s, **L)
+        Q = "rtsoak_latency_quantiles_seconds"
         for p, k in pcts.items():
-            expect("rtsoak_latency_percentile_seconds", secs(res[k]), percentile=p, **L)
-            want_key("rtsoak_latency_percentile_seconds", percentile=p, **L)
+            expect(Q, secs(res[k]), quantile=p, **L)
+            want_key(Q, quantile=p, **L)
+        expect(Q + "_sum", secs(mid_sum(res)), **L)
+        expect(Q + "_count", res["count"], **L)
+        want_key(Q + "_sum", **L)
+        want_key(Q + "_count", **L)
     for c, v in (res.get("counters") or {}).items():
         expect("rtsoak_probe_stat", v, stat=c, **L)
         want_key("rtsoak_probe_stat", stat=c, **L)
+# The histogram: per-CPU results only, the fixed 1-2-5 bounds from 1 us to 1 s, a sample under
+# le when its bucket of the report's histogram ends at or below le; _sum of bucket midpoints.
+LE = [m * 10**e for e in range(3, 9) for m in (1, 2, 5)] + [10**9]
+def le_text(ns):
+    return format(Decimal(ns) / Decimal(10**9), "f").rstrip("0").rstrip(".")
+if types.get("rtsoak_latency_seconds") != "histogram":
+    bad("rtsoak_latency_seconds: type %s, want histogram" % types.get("rtsoak_latency_seconds"))
+for res in r["results"]:
+    L = dict(probe=res["probe"], cpu=str(res["cpu"]), phase=res["phase"])
+    buckets = [(index(lo), c) for lo, _, c in res["histogram"]]
+    for le in LE:
+        n = sum(c for i, c in buckets if i < (1 << 30) and upper(i) <= le + 1)
+        expect("rtsoak_latency_seconds_bucket", n, le=le_text(le), **L)
+        want_key("rtsoak_latency_seconds_bucket", le=le_text(le), **L)
+    expect("rtsoak_latency_seconds_bucket", res["count"], le="+Inf", **L)
+    want_key("rtsoak_latency_seconds_bucket", le="+Inf", **L)
+    expect("rtsoak_latency_seconds_sum", secs(mid_sum(res)), **L)
+    expect("rtsoak_latency_seconds_count", res["count"], **L)
+    want_key("rtsoak_latency_seconds_sum", **L)
+    want_key("rtsoak_latency_seconds_count", **L)
+# The windowed maximum: the series intervals of the last prom_window_ns (whole intervals, at
+# least one), per probe and CPU, left out when they hold no sample.
+win = r["config"].get("prom_window_ns") or 60 * 10**9
+for se in r.get("series") or []:
+    iv = se["intervals"]
+    k = min(max(win // se["interval_ns"], 1), iv["n"])
+    L = dict(probe=se["probe"], cpu=str(se["cpu"]), phase="all")
+    if k and sum(iv["count"][-k:]):
+        expect("rtsoak_latency_window_max_seconds", secs(max(iv["max_ns"][-k:])), **L)
+        expect("rtsoak_latency_window_seconds", secs(k * se["interval_ns"]), **L)
+        want_key("rtsoak_latency_window_max_seconds", **L)
+        want_key("rtsoak_latency_window_seconds", **L)
 for name in set(want_keys) | {n for n in series if n.startswith(("rtsoak_latency", "rtsoak_probe"))}:
     extra = set(series.get(name, {})) - want_keys.get(name, set())
     if extra:
@@ -167,8 +224,9 @@ for x in a b c; do
 	check_prom $x.json $x.prom
 	ok $? "$x: every value and label set matches the JSON"
 done
-grep -q 'phase="cpu"' c.prom && grep -q 'cpu="all"' c.prom
-ok $? "c: per-phase and aggregate series are there"
+grep -q 'phase="cpu"' c.prom && ! grep -q 'cpu="all"' c.prom &&
+	[ "$(jget c.json 'len(r["aggregates"]) > 0')" = true ]
+ok $? "c: per-phase series are there, the report's aggregates are not (no cpu=\"all\")"
 
 "$RTSOAK" report a.json --prom - | cmp -s - a.prom
 ok $? "--prom - writes the same text to stdout (and the output is deterministic)"
@@ -186,8 +244,8 @@ done
 } 2>/dev/null # no "Killed" from the shell
 "$RTSOAK" report r.json --prom r.prom && lint r.prom && check_prom r.json r.prom
 ok $? "running checkpoint converts and lints"
-grep -qx 'rtsoak_run_state{state="running"} 1' r.prom
-ok $? "running checkpoint: rtsoak_run_state{state=\"running\"} 1"
+grep -qx 'rtsoak_run_state{run="r",state="running"} 1' r.prom
+ok $? "running checkpoint: rtsoak_run_state{run=\"r\",state=\"running\"} 1"
 
 # A result without samples gives its counters but no statistics (no NaN), and label values
 # are escaped: backslash, double quote and newline in the system snapshot.

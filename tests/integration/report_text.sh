@@ -40,6 +40,9 @@ for i, l in enumerate(lines):
     if len(l) > 80:
         bad.append("line %d is %d columns: %r" % (i + 1, len(l), l))
     # The probe name is left-aligned, every other column right-aligned.
+    # The tuning checks' lines (issue 16) are not table rows; their width is checked above.
+    if re.match(r"(info|warn|fail|unknown) +[a-z_.]+ |checks: ", l):
+        continue
     if i > h + 1 and not l.startswith(("phase ", "all phases:")) and ends(l)[1:] != want[1:]:
         bad.append("line %d: fields end at %s, headings at %s: %r" % (i + 1, ends(l), want, l))
 units = ends(lines[h + 1])
@@ -329,7 +332,7 @@ ok $? "compare: within 80 columns (but file names and warnings), no escape byte 
 "$RTSOAK" compare "$SMALL" shifted.json --color never >cmp-never.txt
 "$RTSOAK" compare "$SMALL" shifted.json --color always >cmp-always.txt
 grep -q "$ESC\[31mworse" cmp-always.txt && sed "s/$ESC\[[0-9;]*m//g" cmp-always.txt | cmp -s - cmp-never.txt &&
-	grep -q "^timer cpu 0 (all): worse, shift +" cmp-never.txt
+	grep -q "^timer cpu 0 (all)  *worse  *order  *p99 worse" cmp-never.txt
 ok $? "compare --color always: 'worse' in red, and nothing else changes"
 
 done_testing

@@ -9,7 +9,8 @@ require_python_jsonschema
 
 plan 5
 cd "$WORK" || exit 1
-"$RTSOAK" run --probes timer --duration 3s --interval 1ms -q -o missed.json &
+# --warmup 0: the freeze is timed from the start of the process.
+"$RTSOAK" run --probes timer --duration 3s --interval 1ms --warmup 0 -q -o missed.json &
 pid=$!
 sleep 1
 kill -STOP $pid

@@ -7,7 +7,7 @@
 require_root
 require_python_jsonschema
 
-plan 24
+plan 27
 cd "$WORK" || exit 1
 
 # --- series at 100 ms, fixed threshold
@@ -78,9 +78,13 @@ kill -KILL $pid
 wait $pid 2>/dev/null
 validate live-cp.json && [ "$(jget live-cp.json 'r["run"]["status"] == "running" and all(s["intervals"]["n"] >= 1 for s in r["series"])')" = true ]
 ok $? "a checkpoint carries the series so far"
-grep -q '^rtsoak_run_state{state="running"} 1$' live-cp.prom &&
-	grep -q '^rtsoak_latency_samples_total{probe="timer",cpu="all",phase="all"} [1-9]' live-cp.prom
-ok $? "--prom is written while the run goes on, state running, with samples"
+grep -q '^rtsoak_run_state{run="live",state="running"} 1$' live-cp.prom &&
+	grep -q '^rtsoak_latency_samples_total{run="live",probe="timer",cpu="[0-9]*",phase="all"} [1-9]' live-cp.prom &&
+	! grep -q 'cpu="all"' live-cp.prom
+ok $? "--prom is written while the run goes on, run=\"live\", state running, per-CPU samples"
+grep -q '^rtsoak_latency_window_max_seconds{run="live",probe="timer",cpu="[0-9]*",phase="all"} 0\.[0-9]' live-cp.prom &&
+	grep -q '^rtsoak_latency_window_seconds{run="live",probe="timer",cpu="[0-9]*",phase="all"} [1-9][0-9]*$' live-cp.prom
+ok $? "the live textfile has the windowed maximum over the whole 1 s intervals closed so far"
 if command -v promtool >/dev/null; then
 	out=$(promtool check metrics <live-cp.prom 2>&1)
 	ok $(($? != 0 || ${#out} != 0)) "promtool accepts the live textfile ${out:+($out)}"
@@ -98,6 +102,10 @@ rc2=$?
 rc3=$?
 "$RTSOAK" run --prom /nonexistent-dir/x.prom -o x.json 2>err4
 rc4=$?
+"$RTSOAK" run --prom x.prom --run-name "$(printf 'a\tb')" -o x.json 2>err5
+rc5=$?
+"$RTSOAK" run --prom-keep -o x.json 2>err6
+rc6=$?
 t1=$(date +%s%N)
 [ $rc1 -eq 2 ] && grep -q "series-interval.*1ms" err1
 ok $? "--series-interval below 1 ms: exit 2 ($(cat err1))"
@@ -107,4 +115,8 @@ ok $? "--series-limit below 16: exit 2 ($(cat err2))"
 ok $? "--spike-threshold not a duration: exit 2 ($(cat err3))"
 [ $rc4 -eq 2 ] && grep -q "nonexistent-dir" err4 && [ $(((t1 - t0) / 1000000)) -lt 3000 ] && [ ! -e x.json ]
 ok $? "--prom into a missing directory: exit 2 before anything runs ($(cat err4))"
+[ $rc5 -eq 2 ] && grep -q "run-name" err5 && [ "$(wc -l <err5)" -eq 1 ]
+ok $? "--run-name with a control character: exit 2, one line ($(cat err5))"
+[ $rc6 -eq 2 ] && grep -q "prom-keep" err6 && [ ! -e x.json ]
+ok $? "--prom-keep without --prom: exit 2 ($(cat err6))"
 done_testing

@@ -183,6 +183,34 @@ static void dump(const char *name, const struct attrib_result *r)
 		     (unsigned long long)r->c[i].ns);
 }
 
+/* The timeline of every analysed window: in time order, not overlapping,
+ * inside the latency, and (nothing dropped) each contributor's segments add
+ * up to its time: the strip the page draws is the same account as the
+ * contributors. */
+static bool timeline_ok(const char *name, const struct attrib_input *in,
+			const struct attrib_result *r)
+{
+	uint64_t lat = in->wake_ns - in->deadline_ns, end = 0, sum[ATTRIB_MAX_CONTRIB] = { 0 };
+	bool order = true, dropped = r->seg_more, match = true;
+
+	for (unsigned k = 0; k < r->nseg; k++) {
+		const struct attrib_seg *g = &r->seg[k];
+		order &= g->off >= end && (uint64_t)g->off + g->ns <= lat && g->ns > 0 &&
+			 g->contrib < (int)r->n;
+		end = (uint64_t)g->off + g->ns;
+		if (g->contrib < 0)
+			dropped = true;
+		else if (g->contrib < ATTRIB_MAX_CONTRIB)
+			sum[g->contrib] += g->ns;
+	}
+	for (unsigned i = 0; !dropped && i < r->n; i++)
+		match &= sum[i] == r->c[i].ns;
+	return ok(order && match,
+		  "%s: timeline of %u segments in order, inside the latency, adding up to each "
+		  "contributor's time",
+		  name, r->nseg);
+}
+
 /* One ok line per property, so that a failure names what moved. */
 static void check(const char *name, const struct attrib_input *in, const struct want *w)
 {
@@ -214,6 +242,7 @@ static void check(const char *name, const struct attrib_input *in, const struct 
 			  attrib_kind_name(e->kind), e->name, e->pid, e->id,
 			  (unsigned long long)e->ns);
 	}
+	all &= timeline_ok(name, in, &r);
 	if (!all)
 		dump(name, &r);
 }
@@ -286,6 +315,23 @@ static void test_hog(void)
 	ok(r.c[0].ns > 2700000 && r.c[0].ns < 3300000,
 	   "hog-fifo99: the hog's time %llu ns is within 10 %% of its 3 ms burst",
 	   (unsigned long long)r.c[0].ns);
+	/* The timeline from the lines above, offsets from D: the spinner to
+	 * the local_timer vector, the vector, the spinner to the probe's
+	 * switch-in; the vector that woke the hog; the hog, the tick inside
+	 * it, the hog to the probe's last switch-in.  Contributors: hog 0,
+	 * local_timer 1, spinner 2. */
+	static const struct attrib_seg tl[] = { { 0, 2531, 2 },	       { 2531, 5313, 1 },
+						{ 7844, 2607, 2 },     { 14468, 5036, 1 },
+						{ 21101, 943380, 0 },  { 964481, 9154, 1 },
+						{ 973635, 2043834, 0 } };
+	bool same = r.nseg == sizeof(tl) / sizeof(tl[0]) && !r.seg_more;
+	for (unsigned k = 0; same && k < r.nseg; k++)
+		same = r.seg[k].off == tl[k].off && r.seg[k].ns == tl[k].ns &&
+		       r.seg[k].contrib == tl[k].contrib;
+	if (!ok(same, "hog-fifo99: the timeline's 7 segments, exact to the event timestamps"))
+		for (unsigned k = 0; k < r.nseg; k++)
+			diag("  seg %u: +%u %u ns contrib %d", k, r.seg[k].off, r.seg[k].ns,
+			     r.seg[k].contrib);
 
 	/* The recorder may name the woken task in the expiry itself (pid
 	 * field) and need not record sched_waking: the same expiry. */
@@ -445,6 +491,13 @@ static void test_idle_exit(void)
 	f->in.steal_ns = 12000000;
 	w.verdict = "exit from idle 12.36 ms (idle state not traced; steal +12.00 ms)";
 	check("idle-exit with steal", &f->in, &w);
+	/* Read per housekeeping tick: over a span wider than the window, said. */
+	f->in.steal_span_ns = 40000000;
+	w.verdict =
+	    "exit from idle 12.36 ms (idle state not traced; steal +12.00 ms in the 40.00 ms "
+	    "around it)";
+	check("idle-exit with steal over 40 ms", &f->in, &w);
+	f->in.steal_span_ns = 0;
 	free(f);
 }
 
@@ -626,6 +679,71 @@ static void test_stall(void)
 	free(f);
 }
 
+/* Case: the stack at the probe's timer interrupt (--trace-stacks).
+ * stack-kernel.events: cyclictest (FIFO 95, tid 25286) on CPU 1 while dd
+ * loops in the kernel there; D = the interrupt's entry 24188382410483
+ * (cyclictest's own deadline is not in the trace), W = switch-in + 2 us.
+ *   410483 vector_entry local_timer; 465583 stack: kmem_cache_alloc_noprof
+ *   473414 hrtimer_entry (names tid 25286); 518323 vector_exit
+ *   544914 switch dd (25284, OTHER) -> cyclictest
+ * irq = 473414 - 410483 = 62931 (55 us of it recording the stack);
+ * thread = 544914 - 473414 = 71500; user = 2000;
+ * local_timer = 518323 - 410483 = 107840; dd = 544914 - 518323 = 26591. */
+static void test_stack(void)
+{
+	struct fixture *f = load("stack-kernel.events");
+	struct want w = {
+		ATTRIB_OK,
+		62931,
+		71500,
+		2000,
+		"vector:local_timer",
+		"vector local_timer 108 µs; the timer IRQ came in kmem_cache_alloc_noprof, 0 ns "
+		"after the deadline",
+		2,
+		{ { AK_VECTOR, "local_timer", -1, 0, 0, 236, 107840 },
+		  { AK_TASK, "dd", 25284, 0, 0, 0, 26591 } },
+	};
+	struct attrib_result r;
+	struct trace_ev *st;
+
+	if (!f)
+		return;
+	check("stack-kernel", &f->in, &w);
+	attrib_analyse(&f->in, &r);
+	ok(!strcmp(r.irq_at, "kmem_cache_alloc_noprof"),
+	   "stack-kernel: irq_at is the function the interrupt came in (got '%s')", r.irq_at);
+	st = line_at(f, 24188382465583ull, TEV_STACK);
+	if (!ok(st != NULL, "stack-kernel: the stack line is there")) {
+		free(f);
+		return;
+	}
+	/* User space interrupted: recorded, but nothing to say in the verdict. */
+	snprintf(st->name, sizeof(st->name), "user");
+	attrib_analyse(&f->in, &r);
+	ok(!strcmp(r.irq_at, "user") && !strcmp(r.verdict, "vector local_timer 108 µs"),
+	   "stack-kernel, user space interrupted: irq_at 'user', the verdict alone ('%s')",
+	   r.verdict);
+	/* A stack of another CPU, or none: unknown, nothing added. */
+	st->cpu = 0;
+	attrib_analyse(&f->in, &r);
+	ok(!*r.irq_at && !strcmp(r.verdict, "vector local_timer 108 µs"),
+	   "stack-kernel without its stack: irq_at unknown, the verdict alone ('%s')", r.verdict);
+	/* A stack before the interrupt's entry is another interrupt's. */
+	st->cpu = 1;
+	snprintf(st->name, sizeof(st->name), "kmem_cache_alloc_noprof");
+	st->ts = 24188382410000ull;
+	attrib_analyse(&f->in, &r);
+	ok(!*r.irq_at, "stack-kernel, the stack before the interrupt's entry: not its (got '%s')",
+	   r.irq_at);
+	/* Not the timer probe: no expiry, no stack looked for. */
+	st->ts = 24188382465583ull;
+	f->in.timer = false;
+	attrib_analyse(&f->in, &r);
+	ok(!*r.irq_at, "stack-kernel as a round-trip probe: irq_at unknown (got '%s')", r.irq_at);
+	free(f);
+}
+
 int main(void)
 {
 	if (!find_data()) {
@@ -639,6 +757,7 @@ int main(void)
 	test_lost();
 	test_idle_untraced_switch();
 	test_stall();
+	test_stack();
 	ok(!strcmp(attrib_kind_name(AK_TASK), "task") &&
 	       !strcmp(attrib_kind_name(AK_SILENT), "silent") &&
 	       !strcmp(attrib_kind_name(AK_IDLE_EXIT), "idle"),

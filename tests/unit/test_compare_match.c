@@ -3,7 +3,9 @@
  * lacks lands in only_a / only_b, aggregates pair with aggregates, and the
  * verdict on clearly different interval maxima is worse one way and
  * better the other, no difference against itself, untested without
- * samples.  The reports are built in memory with report.h's own
+ * samples (the verdict on max alone: these results have no histogram, so
+ * the default verdict on p99 and max is untested, which is checked too).
+ * The reports are built in memory with report.h's own
  * constructors, plus tests/data/report-small.json read twice. */
 #include <config.h>
 
@@ -140,15 +142,20 @@ int main(void)
 	struct report a, b, s1, s2;
 	struct comparison c;
 	const struct compare_match *m;
+	const struct compare_judgement *j;
+	struct compare_opts on_max;
 	char path[600], err[256];
 	bool all_same = true;
 	int rc;
 
-	tap_plan(17);
+	tap_plan(18);
 	tap_rnd_seed(13);
+	compare_opts_default(&on_max);
+	if (compare_opts_verdict_on(&on_max, "max", err, sizeof(err)))
+		abort();
 
 	build(&a, &b, 500000);
-	rc = compare_build(&c, &a, "a.json", &b, "b.json");
+	rc = compare_build(&c, &a, "a.json", &b, "b.json", &on_max);
 	ok(rc == 0, "compare_build_succeeds");
 	ok(pairs_are_sound(&c), "compare_match_pairs_one_key_a_with_b");
 	m = match_of(&c, false, "timer", 0, "idle");
@@ -164,8 +171,10 @@ int main(void)
 	ok(lists(c.only_b, c.nonly_b, "timer cpu 2 (all)"), "compare_match_only_in_b");
 
 	m = match_of(&c, false, "timer", 0, "idle");
-	ok(m && m->method == COMPARE_BY_INTERVALS && m->verdict == COMPARE_WORSE && m->p < 0.05 &&
-	       m->lo_ns > 0,
+	j = m ? compare_judged(m, COMPARE_MAX) : NULL;
+	ok(m && m->method == COMPARE_BY_INTERVALS && m->verdict == COMPARE_WORSE && j &&
+	       j->method == COMPARE_BY_INTERVALS && j->verdict == COMPARE_WORSE && j->p < 0.05 &&
+	       j->lo_ns > 0,
 	   "compare_verdict_worse_on_5x_interval_maxima");
 	ok(m && m->v[COMPARE_MAX].known && m->v[COMPARE_MAX].a == 200000 &&
 	       m->v[COMPARE_MAX].b == 1000000 && m->v[COMPARE_MAX].change_pct == 400.0,
@@ -175,15 +184,27 @@ int main(void)
 	   "compare_verdict_same_on_like_maxima");
 	compare_free(&c);
 
-	rc = compare_build(&c, &b, "b.json", &a, "a.json");
+	rc = compare_build(&c, &b, "b.json", &a, "a.json", &on_max);
 	m = match_of(&c, false, "timer", 0, "idle");
-	ok(rc == 0 && m && m->verdict == COMPARE_BETTER && m->hi_ns < 0,
+	j = m ? compare_judged(m, COMPARE_MAX) : NULL;
+	ok(rc == 0 && m && m->verdict == COMPARE_BETTER && j && j->hi_ns < 0,
 	   "compare_verdict_better_the_other_way");
+	compare_free(&c);
+
+	/* The default verdict is on p99 and max: these results have no
+	 * histogram, so p99 cannot be tested; max, 5x worse, is the answer
+	 * (a regression is not hidden behind what cannot be judged), and the
+	 * reason names what was not tested. */
+	rc = compare_build(&c, &a, "a.json", &b, "b.json", NULL);
+	m = match_of(&c, false, "timer", 0, "idle");
+	ok(rc == 0 && m && m->verdict == COMPARE_WORSE && strstr(m->reason, "max worse") &&
+	       strstr(m->reason, "p99 not tested"),
+	   "compare_default_verdict_worse_on_max_p99_not_tested (%s)", m ? m->reason : "-");
 	compare_free(&c);
 
 	/* No series for net: the order-statistic fallback, which needs a
 	 * histogram; without one the match is untested and says why. */
-	rc = compare_build(&c, &a, "a.json", &a, "a.json");
+	rc = compare_build(&c, &a, "a.json", &a, "a.json", NULL);
 	m = match_of(&c, false, "net", 0, "all");
 	ok(rc == 0 && m && m->verdict == COMPARE_UNTESTED && m->method == COMPARE_BY_NOTHING &&
 	       strstr(m->note, "no histogram"),
@@ -191,7 +212,7 @@ int main(void)
 	ok(c.nonly_a == 0 && c.nonly_b == 0 && c.n == 6, "compare_self_matches_everything");
 	compare_free(&c);
 	b.results[1].count = 0;
-	rc = compare_build(&c, &a, "a.json", &b, "b.json");
+	rc = compare_build(&c, &a, "a.json", &b, "b.json", NULL);
 	m = match_of(&c, false, "timer", 1, "all");
 	ok(rc == 0 && m && m->verdict == COMPARE_UNTESTED && !strcmp(m->note, "no samples in B") &&
 	       !m->v[COMPARE_MAX].known,
@@ -208,7 +229,7 @@ int main(void)
 			ok(1, "# SKIP report-small.json not found (set top_srcdir): %s", err);
 		return tap_done();
 	}
-	rc = compare_build(&c, &s1, path, &s2, path);
+	rc = compare_build(&c, &s1, path, &s2, path, NULL);
 	ok(rc == 0 && c.n == s1.nresults + s1.naggregates && c.nonly_a == 0 && c.nonly_b == 0 &&
 	       pairs_are_sound(&c),
 	   "compare_report_small_matches_itself_whole");

@@ -62,7 +62,7 @@ int main(void)
 	int order_ok = 1, arms_ok = 1, masks_ok = 1;
 	json_t *rep, *ph;
 
-	tap_plan(19);
+	tap_plan(20);
 
 	/* rtsoak ab: 2N phases in ABBA order, every load in every round. */
 	memset(&cfg, 0, sizeof(cfg));
@@ -123,6 +123,20 @@ int main(void)
 	phase_end(&p, 100);
 	phase_begin(&p, 1, 100);
 	ok(p.current == 1, "phase_begin_switches_current");
+	{ /* a live report at 180, the cpu phase open since 100 */
+		json_t *live = phase_report(&p, &cfg, 180);
+		json_t *cpu = json_array_get(live, 1), *occ = json_object_get(cpu, "occurrences");
+		ok(json_integer_value(json_object_get(cpu, "time_ns")) == 80 &&
+		       json_array_size(occ) == 1 &&
+		       json_integer_value(json_array_get(json_array_get(occ, 0), 0)) == 100 &&
+		       json_integer_value(json_array_get(json_array_get(occ, 0), 1)) == 180 &&
+		       json_integer_value(json_object_get(json_array_get(live, 0), "time_ns")) ==
+			   100 &&
+		       phase_load_active_ns(&p, 0, 180) == 80 &&
+		       json_array_size(p.occurrences[1]) == 0,
+		   "phase_report_live_counts_the_open_occurrence_up_to_now (the plan unchanged)");
+		json_decref(live);
+	}
 	phase_switch(&p, 2, 250); /* what a run does: the same as end + begin */
 	ok(p.current == 2 && p.open && p.cur_start == 250 &&
 	       json_array_size(p.occurrences[1]) == 1 &&
@@ -137,10 +151,11 @@ int main(void)
 	       json_integer_value(json_array_get(json_array_get(p.occurrences[0], 1), 0)) == 260 &&
 	       json_integer_value(json_array_get(json_array_get(p.occurrences[0], 1), 1)) == 300,
 	   "phase_occurrences_are_start_end_pairs");
-	ok(phase_load_active_ns(&p, 0) == 150 && phase_load_active_ns(&p, 1) == 10,
+	ok(phase_load_active_ns(&p, 0, PHASE_CLOSED) == 150 &&
+	       phase_load_active_ns(&p, 1, PHASE_CLOSED) == 10,
 	   "phase_load_active_is_its_phases_time");
 
-	rep = phase_report(&p, &cfg);
+	rep = phase_report(&p, &cfg, PHASE_CLOSED);
 	ph = json_array_get(rep, 1);
 	ok(json_array_size(rep) == 3 &&
 	       !strcmp(json_string_value(json_object_get(ph, "name")), "cpu:load=50") &&

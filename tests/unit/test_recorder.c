@@ -12,7 +12,7 @@ int main(void)
 	struct recorder_sample top[8];
 	const uint64_t data[] = { 10, 20, 30, 40, 1000, 5, 50, 999 };
 
-	tap_plan(11);
+	tap_plan(13);
 	ok(r && o && ((uintptr_t)r % 64) == 0, "recorder_alloc_is_cache_line_aligned");
 	ok(r->count == 0 && r->top_n == 0, "recorder_starts_empty");
 	for (unsigned i = 0; i < 8; i++)
@@ -30,9 +30,19 @@ int main(void)
 	recorder_add_missed(r, 3);
 	ok(r->missed == 3, "recorder_counts_missed");
 
+	/* A discarded sample (warm-up, settle) is in no statistic. */
+	uint64_t seq = r->seq;
+	recorder_add_discarded(r, 1);
+	recorder_add_discarded(r, 2); /* a sample and the deadline it missed */
+	ok(r->discarded == 3 && r->count == 8 && r->max == 1000 && r->sum == 2154 &&
+	       r->seq == seq + 4,
+	   "recorder_discarded_counts_outside_the_statistics_under_the_sequence");
+
 	recorder_add(o, 2000, 7);
 	recorder_add(o, 1, 8);
+	recorder_add_discarded(o, 1);
 	recorder_merge(r, o);
+	ok(r->discarded == 4, "recorder_merge_sums_discarded");
 	n = recorder_top_sorted(r, top);
 	ok(r->count == 10 && r->min == 1 && r->max == 2000 && r->max_at == 7,
 	   "recorder_merge_combines_extremes");

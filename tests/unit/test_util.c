@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sha256.h"
 #include "tap.h"
 #include "util.h"
 
@@ -82,6 +83,31 @@ static ssize_t read_back(size_t len, size_t hint, size_t max, bool cut, bool *sa
 	return got;
 }
 
+/* FIPS 180-4's examples: empty, one block, and the 56-byte message whose
+ * padding takes a second block. */
+static void test_sha256(void)
+{
+	static const struct {
+		const char *in, *hex;
+	} v[] = {
+		{ "", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
+		{ "abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
+		{ "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+		  "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" },
+	};
+
+	for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		uint8_t d[32];
+		char hex[65];
+
+		sha256(v[i].in, strlen(v[i].in), d);
+		for (unsigned k = 0; k < 32; k++)
+			snprintf(hex + 2 * k, 3, "%02x", d[k]);
+		ok(!strcmp(hex, v[i].hex), "sha256 of a %zu-byte message: %s", strlen(v[i].in),
+		   hex);
+	}
+}
+
 int main(void)
 {
 	/* OSC 0 (window title), CSI 2J (clear screen), BEL, DEL, C1 CSI. */
@@ -89,7 +115,8 @@ int main(void)
 			   "b";
 	const char *want = "a\\x1b]0;t\\x07\\x1b[2J\\x7f\\u009bb";
 
-	tap_plan(20);
+	tap_plan(23);
+	test_sha256();
 	ok(esc_is(evil, 256, want), "escape_turns_c0_del_and_c1_into_text");
 	ok(esc_is("1\n2\t3\r", 256, "1\\n2\\t3\\r"), "escape_names_newline_tab_and_return");
 	ok(esc_is("caf\xc3\xa9 \\ ok", 256, "caf\xc3\xa9 \\ ok"),
