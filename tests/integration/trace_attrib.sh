@@ -45,11 +45,13 @@ top_state >top.before
 
 # --- the spike load preempts the probe: attributed to it ------------------
 # FIFO one above the probes on CPU 1, 20 ms every 400 ms (15 bursts), longer
-# than the host's own stalls of a busy shared VM; 100 us probe period, so
+# than the host's own stalls of a busy shared VM; a 10 ms threshold (half a
+# burst) so that those stalls, of a few ms, are rarely logged at all (each
+# one attributed or not counts in the 95 %); 100 us probe period, so
 # the first deadline inside a burst is at most 0.1 ms after its start: its
 # latency, and the preemption, are the burst within 10 %.
 "$RTSOAK" run --trace --probes timer --cpus 1 --interval 100us --duration 6s \
-	--loads spike:period=400ms:burst=20ms:cpus=1 --spike-threshold 1ms -q -o spike.json 2>spike.err &
+	--loads spike:period=400ms:burst=20ms:cpus=1 --spike-threshold 10ms -q -o spike.json 2>spike.err &
 pid=$!
 sleep 2
 [ -n "$(ours $pid)" ]
@@ -85,8 +87,9 @@ ok $? "the median preemption is the 20 ms burst within 10 % (a host stall inside
 [ "$(sj spike.json "all(t['thread_ns'] is not None and t['irq_ns'] is not None and t['thread_ns'] > t['irq_ns'] for t in w)")" = true ]
 ok $? "the split: the preemption is thread latency, not IRQ latency ($(sj spike.json "[(t['irq_ns'], t['thread_ns']) for t in w[:3]]"))"
 # Its share depends on what else the (shared) machine did; its excess is
-# its own: 12 or more bursts, each 20 ms less the 1 ms threshold.
-[ "$(sj spike.json "[c['excess_ns'] for c in a['causes'] if c['cause'] == 'task:rtsoak-spike/0 (FIFO 96)'][0] >= 12 * 18e6")" = true ]
+# its own: 12 or more bursts, each 20 ms less the 10 ms threshold (and
+# less the up to 0.1 ms from a burst's start to the next deadline).
+[ "$(sj spike.json "[c['excess_ns'] for c in a['causes'] if c['cause'] == 'task:rtsoak-spike/0 (FIFO 96)'][0] >= 12 * 9e6")" = true ]
 ok $? "the causes table: the spike worker's excess latency is its bursts' ($(sj spike.json "[(c['cause'], c['excess_ns']) for c in a['causes'][:3]]"))"
 [ "$(sj spike.json "sorted(set(i for t, i in a['spike_causes'])) == list(range(len(a['causes']))) and len(a['spike_causes']) == a['attributed']")" = true ]
 ok $? "spike_causes: one per attributed spike, every cause used"
@@ -190,21 +193,31 @@ drv=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo non
 idle_of() { awk '$1 == "cpu1" { print $5 }' /proc/stat; }
 # Idle share over the command's whole wall time (set-up and tear-down
 # included), not over its 4 s of measurement: never above 100 %.
+# Whether the kernel names an idle state on CPU 1 while rtsoak measures
+# there is the kernel's business (a driver whose only allowed state polls
+# may never trace one): the test's own instance, beside rtsoak's, records
+# power:cpu_idle on CPU 1 during the run, and the state must be named
+# exactly when the kernel traced one (state=4294967295 is the exit).
+I=$T/instances/ta-idle-$$
+mkdir "$I" && echo 2 >"$I/tracing_cpumask" && echo 1 >"$I/events/power/cpu_idle/enable" || exit 1
 i0=$(idle_of)
 w0=$(date +%s%N)
 "$RTSOAK" run --trace --probes timer --cpus 1 --interval 10ms --duration 4s --spike-threshold 5us -q -o idle.json 2>idle.err
 i1=$(idle_of)
 w1=$(date +%s%N)
+echo 0 >"$I/tracing_on"
+states=$(grep -c 'cpu_idle: state=[0-9]\{1,9\} ' "$I/trace")
+rmdir "$I"
 idle_pct=$(( (i1 - i0) * 100 * 1000000000 / ((w1 - w0) * $(getconf CLK_TCK)) ))
 if [ "$idle_pct" -lt 20 ]; then
 	want='True'
-elif [ "$drv" = none ]; then
+elif [ "$states" -eq 0 ]; then
 	want='any(c["cause"] == "idle:?" for x in r["attribution"]["series"] for c in x["causes"])'
 else
 	want='any(c["kind"] == "idle" and c["cause"] != "idle:?" for x in r["attribution"]["series"] for c in x["causes"])'
 fi
 [ "$(jget idle.json "$want")" = true ]
-ok $? "an idle CPU's wake-ups show an idle exit, when it was idle (CPU 1 idle $idle_pct % of the run, needs 20; cpuidle driver '$drv'; causes $(jget idle.json '[c["cause"] for x in r["attribution"]["series"] for c in x["causes"]][:4]'))"
+ok $? "an idle CPU's wake-ups show an idle exit, its state named when the kernel traced one (CPU 1 idle $idle_pct % of the run, needs 20; cpuidle driver '$drv'; $states idle entries traced; causes $(jget idle.json '[c["cause"] for x in r["attribution"]["series"] for c in x["causes"]][:4]'))"
 
 # --- SIGINT and SIGKILL: no leftovers -------------------------------------
 "$RTSOAK" run --trace --probes timer --cpus 1 --duration 60s -q -o int.json 2>int.err &
