@@ -177,10 +177,14 @@ static void explain(struct session *s, unsigned i, const struct series_spike *sp
 	}
 	uint64_t from =
 	    in.deadline_ns > ATTRIB_LOOKBACK_NS ? in.deadline_ns - ATTRIB_LOOKBACK_NS : 0;
+	/* Who held the CPU as the window opens: its last switch before it,
+	 * first in the buffer (on an idle CPU the switch into idle is a whole
+	 * sleep back, and the switch out of idle is never traced here). */
+	size_t lead = trace_recorder_last_switch(tr->rec, t->cpu, from, &tr->buf[0]) == 1;
 	long n = trace_recorder_window(tr->rec, t->cpu, from, in.wake_ns + SESSION_TRACE_AFTER_NS,
-				       tr->buf, SESSION_TRACE_EVENTS, &info);
+				       tr->buf + lead, SESSION_TRACE_EVENTS - lead, &info);
 	in.ev = tr->buf;
-	in.nev = n > 0 ? (size_t)n : 0;
+	in.nev = n > 0 ? (size_t)n + lead : 0;
 	in.steal_known =
 	    steal_over(tr, t->cpu, in.deadline_ns, in.wake_ns, &in.steal_ns, &in.steal_span_ns);
 	if (!in.steal_known)

@@ -912,19 +912,11 @@ uint64_t trace_recorder_horizon(const struct trace_recorder *rec, int cpu)
 	return h;
 }
 
-long trace_recorder_window(const struct trace_recorder *rec, int cpu, uint64_t from, uint64_t to,
-			   struct trace_ev *out, size_t max, struct trace_window_info *info)
+/* The index of the first event with ts >= from (the ring is in time order). */
+static unsigned first_from(const struct cpu_ring *c, uint64_t from)
 {
-	const struct cpu_ring *c = ring_of(rec, cpu);
-	struct trace_window_info w = { 0 };
-	unsigned lo, hi;
-	size_t n = 0;
+	unsigned lo = 0, hi = c->n;
 
-	if (!c)
-		return -EINVAL;
-	/* First event with ts >= from (the ring is in time order). */
-	lo = 0;
-	hi = c->n;
 	while (lo < hi) {
 		unsigned mid = lo + (hi - lo) / 2;
 
@@ -933,6 +925,20 @@ long trace_recorder_window(const struct trace_recorder *rec, int cpu, uint64_t f
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+long trace_recorder_window(const struct trace_recorder *rec, int cpu, uint64_t from, uint64_t to,
+			   struct trace_ev *out, size_t max, struct trace_window_info *info)
+{
+	const struct cpu_ring *c = ring_of(rec, cpu);
+	struct trace_window_info w = { 0 };
+	unsigned lo;
+	size_t n = 0;
+
+	if (!c)
+		return -EINVAL;
+	lo = first_from(c, from);
 	for (unsigned i = 0; i < lo; i++)
 		if (at(c, i)->type == TEV_LOST)
 			w.lost_before = true;
@@ -960,6 +966,29 @@ long trace_recorder_window(const struct trace_recorder *rec, int cpu, uint64_t f
 	if (info)
 		*info = w;
 	return (long)n;
+}
+
+int trace_recorder_last_switch(const struct trace_recorder *rec, int cpu, uint64_t before,
+			       struct trace_ev *out)
+{
+	const struct cpu_ring *c = ring_of(rec, cpu);
+
+	if (!c)
+		return -EINVAL;
+	unsigned lo = first_from(c, before);
+	/* A bounded walk back: a CPU without a switch for that many events is
+	 * busy in one task, which its window's IRQ frames say anyway. */
+	for (unsigned i = lo, n = 0; i-- > 0 && n < TRACE_LAST_SWITCH_SCAN; n++) {
+		const struct trace_ev *e = at(c, i);
+
+		if (e->type == TEV_LOST)
+			return 0; /* what ran after it is not known */
+		if (e->type == TEV_SWITCH) {
+			*out = *e;
+			return 1;
+		}
+	}
+	return 0;
 }
 
 int trace_recorder_stats(struct trace_recorder *rec, int cpu, uint64_t *events, uint64_t *lost)
@@ -1015,6 +1044,12 @@ int trace_recorder_poll(struct trace_recorder *rec, char *err, size_t errlen)
 
 long trace_recorder_window(const struct trace_recorder *rec, int cpu, uint64_t from, uint64_t to,
 			   struct trace_ev *out, size_t max, struct trace_window_info *info)
+{
+	return -ENOTSUP;
+}
+
+int trace_recorder_last_switch(const struct trace_recorder *rec, int cpu, uint64_t before,
+			       struct trace_ev *out)
 {
 	return -ENOTSUP;
 }

@@ -9,8 +9,9 @@
 #  - --trace-stacks with dd writing in the kernel on the measured CPU: the
 #    worst spikes name the kernel function the timer interrupt came in,
 #    each a real symbol, and the report says what the stacks cost;
-#  - an idle CPU: an idle exit (with its state where a cpuidle driver
-#    reports it; "idle:?" where power:cpu_idle never fires, as on this VM);
+#  - an idle CPU: its spikes attributed, the idle task only ever an idle
+#    exit, whose state is named exactly when the kernel traced one ("idle:?"
+#    where power:cpu_idle never fires, as on this VM);
 #  - no leftovers: after a normal end, SIGINT and SIGKILL (and the next run,
 #    which removes the killed run's instance), no rtsoak-<pid> instance of
 #    ours remains and the top-level tracing state is as it was;
@@ -183,21 +184,25 @@ echo "$kinds" | grep -Eq '"(softirq|task)"'
 ok $? "the net spikes' contributors name softirqs or tasks ($nspk spikes; $kinds)"
 
 # --- an idle CPU: its wake-ups are exits from idle --------------------------
-# With a cpuidle driver power:cpu_idle names the state; without one (this
-# VM) the idle task holding the CPU is the idle exit, its state unknown.
-drv=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)
-# Every wake-up is a logged spike (5 us threshold): other tests share the
-# CPU (make -j), so only some of its 400 wake-ups come from idle.
-# Other tests may keep CPU 1 busy the whole time: then there is no idle
-# exit to explain, and the check says how idle the CPU was.
-idle_of() { awk '$1 == "cpu1" { print $5 }' /proc/stat; }
-# Idle share over the command's whole wall time (set-up and tear-down
-# included), not over its 4 s of measurement: never above 100 %.
+# An idle CPU: the time the idle task held the CPU inside a wake-up's
+# latency is the exit from idle, never a task's or a silent gap's.  The
+# probe sleeps 10 ms, beyond the analysis window's 2 ms lookback, so who
+# held the CPU comes from its last switch before the window (a CI run
+# before that left 15 % of such spikes without an anchor and found no idle
+# exit).  The spikes must be attributed, the idle task never named as a
+# task, every idle exit name its state exactly when the kernel traced one,
+# and, when CPU 1 was idle at least 20 % of the run (make -j neighbours may
+# keep it busy), some spike show an idle exit: how large a part of each it
+# is belongs to the host (HLT on this VM, which often resumes the vCPU
+# faster than the local-timer interrupt takes).
 # Whether the kernel names an idle state on CPU 1 while rtsoak measures
-# there is the kernel's business (a driver whose only allowed state polls
-# may never trace one): the test's own instance, beside rtsoak's, records
-# power:cpu_idle on CPU 1 during the run, and the state must be named
-# exactly when the kernel traced one (state=4294967295 is the exit).
+# there is the kernel's too (this PVM guest traces none, driver or not):
+# the test's own instance, beside rtsoak's, records power:cpu_idle on
+# CPU 1 during the run (state=4294967295 is the exit, not counted).
+drv=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)
+# Every wake-up is a logged spike (5 us threshold).  The idle share is
+# over the command's whole wall time (set-up and tear-down included).
+idle_of() { awk '$1 == "cpu1" { print $5 }' /proc/stat; }
 I=$T/instances/ta-idle-$$
 mkdir "$I" && echo 2 >"$I/tracing_cpumask" && echo 1 >"$I/events/power/cpu_idle/enable" || exit 1
 i0=$(idle_of)
@@ -209,15 +214,26 @@ echo 0 >"$I/tracing_on"
 states=$(grep -c 'cpu_idle: state=[0-9]\{1,9\} ' "$I/trace")
 rmdir "$I"
 idle_pct=$(( (i1 - i0) * 100 * 1000000000 / ((w1 - w0) * $(getconf CLK_TCK)) ))
-if [ "$idle_pct" -lt 20 ]; then
-	want='True'
-elif [ "$states" -eq 0 ]; then
-	want='any(c["cause"] == "idle:?" for x in r["attribution"]["series"] for c in x["causes"])'
-else
-	want='any(c["kind"] == "idle" and c["cause"] != "idle:?" for x in r["attribution"]["series"] for c in x["causes"])'
-fi
-[ "$(jget idle.json "$want")" = true ]
-ok $? "an idle CPU's wake-ups show an idle exit, its state named when the kernel traced one (CPU 1 idle $idle_pct % of the run, needs 20; cpuidle driver '$drv'; $states idle entries traced; causes $(jget idle.json '[c["cause"] for x in r["attribution"]["series"] for c in x["causes"]][:4]'))"
+"$PYTHON3" - idle.json "$states" "$idle_pct" >idle.check <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+named = int(sys.argv[2]) > 0
+idle = int(sys.argv[3]) >= 20
+a = [x for x in r["attribution"]["series"] if x["probe"] == "timer" and x["cpu"] == 1 and x["phase"] == "all"][0]
+contribs = [c for t in a["top"] for c in t["contributors"]]
+idle_names = [c["cause"] for c in a["causes"] if c["kind"] == "idle"] + \
+    ["idle:?" if c["id"] in (None, 4294967295) else "idle:%d" % c["id"] for c in contribs if c["kind"] == "idle"]
+bad_task = [c for c in contribs if c["kind"] == "task" and (c.get("pid") == 0 or c["name"].startswith("swapper"))]
+bad_state = [n for n in idle_names if (n != "idle:?") != named]
+ok = a["spikes"] >= 100 and a["attributed"] * 100 >= a["spikes"] * 95 and not bad_task and not bad_state \
+    and (idle_names or not idle)
+print("ok" if ok else "bad", "spikes %d attributed %d; idle exits %d (%s); idle task as a task %d; wrong state naming %s; causes %s" % (
+    a["spikes"], a["attributed"], len(idle_names), sorted(set(idle_names)), len(bad_task), bad_state[:3],
+    [(c["cause"], c["spikes"]) for c in a["causes"][:4]]))
+EOF
+diag "$(cat idle.check)"
+grep -q '^ok ' idle.check
+ok $? "an idle CPU's wake-ups: attributed, the idle task only as an idle exit, its state named exactly when the kernel traced one, an idle exit when it was idle (CPU 1 idle $idle_pct % of the run, needs 20; cpuidle driver '$drv', $states idle entries traced; $(cat idle.check))"
 
 # --- SIGINT and SIGKILL: no leftovers -------------------------------------
 "$RTSOAK" run --trace --probes timer --cpus 1 --duration 60s -q -o int.json 2>int.err &

@@ -573,18 +573,22 @@ static void test_lost(void)
  * thread = X - 13156280477426 = 13670, user = W - X = 11538;
  * idle exit = 13156280475216 - D = 3302217 (the idle task outside IRQs);
  * local_timer = X - 13156280475216 = 15880. */
+static const struct want idle_untraced_want = {
+	ATTRIB_OK,
+	3304427,
+	13670,
+	11538,
+	"idle:?",
+	"exit from idle 3.30 ms (idle state not traced)",
+	2,
+	{ { AK_IDLE_EXIT, "idle", -1, 0, 0, TEV_IDLE_EXIT, 3302217 },
+	  { AK_VECTOR, "local_timer", -1, 0, 0, 236, 15880 } }
+};
+
 static void test_idle_untraced_switch(void)
 {
 	struct fixture *f = load("idle-noanchor.events");
-	struct want w = { ATTRIB_OK,
-			  3304427,
-			  13670,
-			  11538,
-			  "idle:?",
-			  "exit from idle 3.30 ms (idle state not traced)",
-			  2,
-			  { { AK_IDLE_EXIT, "idle", -1, 0, 0, TEV_IDLE_EXIT, 3302217 },
-			    { AK_VECTOR, "local_timer", -1, 0, 0, 236, 15880 } } };
+	struct want w = idle_untraced_want;
 
 	if (!f)
 		return;
@@ -601,6 +605,44 @@ static void test_idle_untraced_switch(void)
 	ok(k < f->nev && attrib_analyse(&f->in, &r) == 0 && r.status == ATTRIB_NO_ANCHOR &&
 	       r.irq_ns == 3304427 && r.n == 0,
 	   "idle-noanchor cut before the IRQ's exit: ATTRIB_NO_ANCHOR, the IRQ latency still known");
+	free(f);
+}
+
+/* The same wake-up when the probe slept longer than the lookback: the
+ * window opens after its switch into idle (13156276939705), so nothing in
+ * it says who held the CPU and the untraced switch-in cannot be placed.
+ * session_trace puts the CPU's last switch before the window first
+ * (trace_recorder_last_switch), however old: with it, moved 10 ms back,
+ * the answer is the whole window's. */
+static void test_idle_switch_before_window(void)
+{
+	struct fixture *f = load("idle-noanchor.events");
+	struct attrib_result r;
+	size_t k = 0;
+
+	if (!f)
+		return;
+	while (k < f->nev && f->ev[k].type != TEV_SWITCH)
+		k++;
+	if (!ok(k < f->nev && f->ev[k].ts == 13156276939705ull && f->ev[k].pid == 0,
+		"idle-noanchor: its first switch is the probe's into idle")) {
+		free(f);
+		return;
+	}
+	struct trace_ev sw = f->ev[k];
+	f->nev -= k + 1;
+	memmove(f->ev, f->ev + k + 1, f->nev * sizeof(f->ev[0]));
+	f->in.nev = f->nev;
+	int rc = attrib_analyse(&f->in, &r);
+	ok(rc == 0 && r.status == ATTRIB_NO_ANCHOR,
+	   "idle-noanchor from after the switch into idle: ATTRIB_NO_ANCHOR (rc %d, status %d)", rc,
+	   r.status);
+	memmove(f->ev + 1, f->ev, f->nev * sizeof(f->ev[0]));
+	sw.ts -= 10000000;
+	f->ev[0] = sw;
+	f->in.nev = ++f->nev;
+	check("idle-noanchor, its switch into idle 10 ms before the window", &f->in,
+	      &idle_untraced_want);
 	free(f);
 }
 
@@ -756,6 +798,7 @@ int main(void)
 	test_netrx();
 	test_lost();
 	test_idle_untraced_switch();
+	test_idle_switch_before_window();
 	test_stall();
 	test_stack();
 	ok(!strcmp(attrib_kind_name(AK_TASK), "task") &&

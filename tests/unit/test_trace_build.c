@@ -38,8 +38,9 @@ int main(void)
 	ok(!rec && errno == ENOTSUP && strcmp(err, TRACE_NOT_BUILT) == 0,
 	   "the recorder too: NULL, ENOTSUP, '%s'", err);
 	ok(trace_recorder_poll(NULL, err, sizeof(err)) == -ENOTSUP &&
-	       trace_recorder_window(NULL, 0, 0, 1, NULL, 0, NULL) == -ENOTSUP,
-	   "poll and window: -ENOTSUP");
+	       trace_recorder_window(NULL, 0, 0, 1, NULL, 0, NULL) == -ENOTSUP &&
+	       trace_recorder_last_switch(NULL, 0, 1, NULL) == -ENOTSUP,
+	   "poll, window and last switch: -ENOTSUP");
 #endif
 	return tap_done();
 }
