@@ -66,10 +66,11 @@ for x in r["results"]:
         if not 0 <= t["t_ns"] < dur + 10**8:
             bad.append("%s: a top sample at %d ns is outside the counted time" % (x["probe"], t["t_ns"]))
 for s in r["series"]:
-    iv_c = s["intervals"]["count"]
-    # [0, 1 s) is all counted time: ~1000 samples, none of the warm-up's
-    if s["interval_ns"] != 10**9 or not 950 <= iv_c[0] <= 1001:
-        bad.append("%s: the first series interval holds %d samples" % (s["probe"], iv_c[0]))
+    iv_c, iv_m = s["intervals"]["count"], s["intervals"]["missed"]
+    # [0, 1 s) is all counted time: ~1000 slots, sampled or missed (a stall
+    # of ~190 ms under ASan left 810 samples), none of the warm-up's
+    if s["interval_ns"] != 10**9 or not 950 <= iv_c[0] + iv_m[0] <= 1001:
+        bad.append("%s: the first series interval holds %d samples + %d missed" % (s["probe"], iv_c[0], iv_m[0]))
     if any(t >= dur + 10**8 for t in s["spike_log"]["t_ns"]):
         bad.append("%s: a spike after the end" % s["probe"])
 for b in bad:
@@ -165,10 +166,14 @@ for x in r["results"]:
             bad.append("%s %s: a counted sample at %.4f s (latency %.4f s), outside [%.3f + settle, %.3f)"
                        % (x["probe"], x["phase"], t["t_ns"] / 1e9, t["latency_ns"] / 1e9, a / 1e9, b / 1e9))
     # every deadline of the warm-up and the settle time; for net, slots the
-    # sender skipped there send nothing (the run's sender_missed_uncounted)
+    # sender skipped there send nothing.  Those skips are counted for the
+    # whole run (sender_missed_uncounted, warm-up and every settle time
+    # together), so they may make up a round's shortfall but never bound
+    # it from above: the round's own discarded does (206 skips, most of
+    # them A1's warm-up, put B1 past it under ASan).
     least = (1000 if x["phase"] == "A1" else 0) + settle // iv
     got = x["discarded"] + skipped.get(x["probe"].split(".")[0], 0)
-    if not least * 0.9 <= got <= least + 100:
+    if not (least * 0.9 <= got and x["discarded"] <= least + 100):
         bad.append("%s %s: discarded %d (+ sender_missed_uncounted %d), expected ~%d"
                    % (x["probe"], x["phase"], x["discarded"], got - x["discarded"], least))
 for x in r["results"]:
