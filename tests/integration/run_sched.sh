@@ -14,12 +14,10 @@ cd "$WORK" || exit 1
 # Long enough to be read back on a busy machine; ended by SIGINT below.
 "$RTSOAK" run --duration 60s --priority 42 --cpus "$cpus" -q -o sched.json &
 pid=$!
-# Wait until the probe threads exist (named rtsoak/tim/N).
-for _ in $(seq 50); do
-	found=$(grep -l '^rtsoak/tim/' /proc/$pid/task/*/comm 2>/dev/null | wc -l)
-	[ "$found" -ge "$n" ] && break
-	sleep 0.1
-done
+# Wait until the probe threads exist (named rtsoak/tim/N): a state, not a
+# fixed time (under qemu TCG a run takes seconds to start its threads).
+probe_threads() { grep -l "^rtsoak/tim/$1" /proc/$pid/task/*/comm 2>/dev/null; }
+wait_until $((10 * RTSOAK_TIME_SCALE)) eval '[ "$(probe_threads | wc -l)" -ge "$n" ]'
 for f in /proc/$pid/task/*/comm; do
 	name=$(cat "$f")
 	tid=$(basename "$(dirname "$f")")
@@ -43,11 +41,14 @@ kill -INT $pid
 wait $pid
 ok $? "run exits 0 after SIGINT"
 
-"$RTSOAK" run --duration 2s --no-rt --cpus 0 -q -o nort.json &
+# Long enough to be read back, ended by SIGINT once it has been.
+"$RTSOAK" run --duration 60s --no-rt --cpus 0 -q -o nort.json &
 pid=$!
-sleep 1
-tid=$(grep -l '^rtsoak/tim/0' /proc/$pid/task/*/comm | head -1 | xargs dirname | xargs basename)
-chrt -p "$tid" | grep -q SCHED_OTHER
-ok $? "--no-rt probe thread is SCHED_OTHER"
+wait_until $((10 * RTSOAK_TIME_SCALE)) eval '[ -n "$(probe_threads 0)" ]'
+tid=$(probe_threads 0 | head -1 | xargs dirname | xargs basename)
+pol=$(chrt -p "$tid" 2>&1)
+echo "$pol" | grep -q SCHED_OTHER
+ok $? "--no-rt probe thread is SCHED_OTHER (${pol:-no probe thread found})"
+kill -INT $pid
 wait $pid
 done_testing

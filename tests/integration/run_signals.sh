@@ -33,9 +33,11 @@ for sig in INT TERM HUP; do
 done
 
 # A 10 s interval: the signal arrives before any probe wakes.
+# Its probe threads started (so the signals are taken: they are blocked
+# before the first thread starts) but asleep for 10 s.
 "$RTSOAK" run --interval 10s --duration 60s -q -o early.json &
 pid=$!
-sleep 0.5
+wait_until $((10 * RTSOAK_TIME_SCALE)) eval 'grep -q "^rtsoak/tim/" /proc/$pid/task/*/comm 2>/dev/null'
 t=$(now_ms)
 kill -INT $pid
 wait $pid

@@ -117,6 +117,13 @@ for cpus in $VM_JOBS; do
 			--enable-hard-errors yes --expect-failure no -- \
 			bash -c 'cat "$1"; exit "$2"' _ "$job/results/$t.log" "$rc" >"$out.summary"
 		grep -E '^(FAIL|ERROR|XPASS|SKIP)' "$out.summary" | sed 's/^/  /'
+		# A test that failed or timed out: the end of its log (time_limit.sh
+		# puts what every process of a hung test was doing there), so that
+		# CI's output says why without the guest's files.
+		if grep -qE '^(FAIL|ERROR)' "$out.summary"; then
+			echo "  $t: the last 40 lines of its log:"
+			tail -40 "$job/results/$t.log" | sed 's/^/    | /'
+		fi
 		p=$(grep -c '^:test-result: PASS' "$out.trs")
 		f=$(grep -cE '^:test-result: (FAIL|ERROR|XPASS)' "$out.trs")
 		s=$(grep -c '^:test-result: SKIP' "$out.trs")
