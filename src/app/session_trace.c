@@ -177,10 +177,22 @@ static void explain(struct session *s, unsigned i, const struct series_spike *sp
 	}
 	uint64_t from =
 	    in.deadline_ns > ATTRIB_LOOKBACK_NS ? in.deadline_ns - ATTRIB_LOOKBACK_NS : 0;
-	/* Who held the CPU as the window opens: its last switch before it,
-	 * first in the buffer (on an idle CPU the switch into idle is a whole
-	 * sleep back, and the switch out of idle is never traced here). */
-	size_t lead = trace_recorder_last_switch(tr->rec, t->cpu, from, &tr->buf[0]) == 1;
+	/* The CPU's state as the window opens: who held it (its last switch
+	 * before the window) and its idle state (the last power:cpu_idle),
+	 * first in the buffer in time order.  On an idle CPU both lie a whole
+	 * sleep back, and the switch out of idle is never traced here. */
+	size_t lead = 0;
+	struct trace_ev idle;
+	lead += trace_recorder_last(tr->rec, t->cpu, from, TEV_SWITCH, &tr->buf[lead]) == 1;
+	if (trace_recorder_last(tr->rec, t->cpu, from, TEV_IDLE, &idle) == 1) {
+		if (lead && tr->buf[0].ts > idle.ts) {
+			tr->buf[1] = tr->buf[0];
+			tr->buf[0] = idle;
+		} else {
+			tr->buf[lead] = idle;
+		}
+		lead++;
+	}
 	long n = trace_recorder_window(tr->rec, t->cpu, from, in.wake_ns + SESSION_TRACE_AFTER_NS,
 				       tr->buf + lead, SESSION_TRACE_EVENTS - lead, &info);
 	in.ev = tr->buf;

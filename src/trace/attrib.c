@@ -46,8 +46,9 @@ struct sweep {
 	bool known;
 	int32_t pid, prio;
 	const char *comm;
-	/* power:cpu_idle */
-	bool idle;
+	/* power:cpu_idle: in an idle state; the state it is in or last left,
+	 * when an entry named it (idle_named) */
+	bool idle, idle_named;
 	uint32_t idle_state;
 	/* a switch the trace does not hold (see fix_plan): after event
 	 * fix_after the task is fix->pid2 */
@@ -217,11 +218,14 @@ static void credit(struct sweep *s, uint64_t a, uint64_t b)
 		add(s, f->kind, f->id, -1, f->name, a, b);
 		return;
 	}
-	/* The idle task with the CPU in an idle state, or, where the window
-	 * has no power:cpu_idle event at all (this VM never emits one), the
-	 * idle task outside IRQs: the time is the exit from idle. */
-	if (s->known && s->pid == 0 && (s->idle || !s->idle_traced)) {
-		add(s, AK_IDLE_EXIT, s->idle_traced ? s->idle_state : TEV_IDLE_EXIT, -1, "idle", a,
+	/* The idle task outside IRQs is never a task that delays the probe:
+	 * in an idle state, or on its way out of one (after cpu_idle's exit,
+	 * before it switches to the probe), the time is the exit from idle;
+	 * named by the state it is in or just left when an entry named it,
+	 * else unnamed (where the window has no power:cpu_idle event at all:
+	 * this VM emits none most of the time). */
+	if (s->known && s->pid == 0) {
+		add(s, AK_IDLE_EXIT, s->idle_named ? s->idle_state : TEV_IDLE_EXIT, -1, "idle", a,
 		    b);
 		return;
 	}
@@ -346,8 +350,10 @@ static void step(struct sweep *s, const struct trace_ev *e, uint64_t *t)
 		break;
 	case TEV_IDLE:
 		s->idle = e->arg != TEV_IDLE_EXIT;
-		if (s->idle)
+		if (s->idle) {
 			s->idle_state = e->arg;
+			s->idle_named = true;
+		}
 		break;
 	default:
 		break;
@@ -718,6 +724,10 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 
 		if (!mine(in, e))
 			continue;
+		/* The first power:cpu_idle an exit: the CPU was in an idle
+		 * state since before the window, which one unknown. */
+		if (e->type == TEV_IDLE && !s.idle_traced)
+			s.idle = e->arg == TEV_IDLE_EXIT;
 		if (e->type == TEV_IDLE)
 			s.idle_traced = true;
 		if (e->type == TEV_SWITCH && !first_sw)

@@ -968,8 +968,8 @@ long trace_recorder_window(const struct trace_recorder *rec, int cpu, uint64_t f
 	return (long)n;
 }
 
-int trace_recorder_last_switch(const struct trace_recorder *rec, int cpu, uint64_t before,
-			       struct trace_ev *out)
+int trace_recorder_last(const struct trace_recorder *rec, int cpu, uint64_t before,
+			enum trace_ev_type type, struct trace_ev *out)
 {
 	const struct cpu_ring *c = ring_of(rec, cpu);
 
@@ -978,12 +978,12 @@ int trace_recorder_last_switch(const struct trace_recorder *rec, int cpu, uint64
 	unsigned lo = first_from(c, before);
 	/* A bounded walk back: a CPU without a switch for that many events is
 	 * busy in one task, which its window's IRQ frames say anyway. */
-	for (unsigned i = lo, n = 0; i-- > 0 && n < TRACE_LAST_SWITCH_SCAN; n++) {
+	for (unsigned i = lo, n = 0; i-- > 0 && n < TRACE_LAST_SCAN; n++) {
 		const struct trace_ev *e = at(c, i);
 
 		if (e->type == TEV_LOST)
 			return 0; /* what ran after it is not known */
-		if (e->type == TEV_SWITCH) {
+		if (e->type == type) {
 			*out = *e;
 			return 1;
 		}
@@ -1048,8 +1048,8 @@ long trace_recorder_window(const struct trace_recorder *rec, int cpu, uint64_t f
 	return -ENOTSUP;
 }
 
-int trace_recorder_last_switch(const struct trace_recorder *rec, int cpu, uint64_t before,
-			       struct trace_ev *out)
+int trace_recorder_last(const struct trace_recorder *rec, int cpu, uint64_t before,
+			enum trace_ev_type type, struct trace_ev *out)
 {
 	return -ENOTSUP;
 }

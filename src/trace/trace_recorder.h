@@ -68,15 +68,16 @@ struct trace_window_info {
 long trace_recorder_window(const struct trace_recorder *rec, int cpu, uint64_t from, uint64_t to,
 			   struct trace_ev *out, size_t max, struct trace_window_info *info);
 
-/* The last sched_switch of `cpu` before `before`, still held, into *out: 1,
- * or 0 when there is none within TRACE_LAST_SWITCH_SCAN events back or a
- * TEV_LOST comes first; -EINVAL for a CPU not traced.  Who held the CPU at
- * a window's start: on an idle CPU the switch into idle lies a whole sleep
- * before the wake-up, outside the analysis window, and this kernel never
- * traces the switch out of idle. */
-#define TRACE_LAST_SWITCH_SCAN 8192u
-int trace_recorder_last_switch(const struct trace_recorder *rec, int cpu, uint64_t before,
-			       struct trace_ev *out);
+/* The last event of `type` on `cpu` before `before`, still held, into
+ * *out: 1, or 0 when there is none within TRACE_LAST_SCAN events back or a
+ * TEV_LOST comes first; -EINVAL for a CPU not traced.  The state of the CPU
+ * at a window's start: on an idle CPU the switch into idle (TEV_SWITCH) and
+ * the entry into an idle state (TEV_IDLE) lie a whole sleep before the
+ * wake-up, outside the analysis window, and this kernel never traces the
+ * switch out of idle. */
+#define TRACE_LAST_SCAN 8192u
+int trace_recorder_last(const struct trace_recorder *rec, int cpu, uint64_t before,
+			enum trace_ev_type type, struct trace_ev *out);
 
 /* Events consumed on `cpu` since create (TEV_LOST not counted) and events
  * lost: the larger of what the pages reported missing and the kernel's own

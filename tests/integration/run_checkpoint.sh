@@ -68,7 +68,10 @@ ok $? "the final report replaces the checkpoint (and covers more than its ${d1:-
 # --- disk full while checkpointing: keep measuring, keep the last good
 # checkpoint, retry, and say so in the final report
 mkdir full
-if mount -t tmpfs -o size=2m tmpfs full; then
+# 64 MiB, not less: an atomic write needs the old report and the new one
+# side by side (under qemu TCG with 4 CPUs a 2 MiB disk was too small for
+# two of them, and the final report rightly went to /tmp, exit 3).
+if mount -t tmpfs -o size=64m tmpfs full; then
 	# --warmup 0: the disk fills at a time from the start of the process.
 	# 15 s: the disk must be free again before the end (under qemu TCG a 6 s
 	# run ended while it was still full, and rightly wrote to /tmp, exit 3);
@@ -91,7 +94,7 @@ if mount -t tmpfs -o size=2m tmpfs full; then
 	wait $pid
 	rc=$?
 	[ $alive = yes ] && [ $rc -eq 0 ]
-	ok $? "disk full: the run keeps measuring and exits 0 (still running when the disk was freed: $alive; rc $rc, $(tail -c 300 full.err))"
+	ok $? "disk full: the run keeps measuring and exits 0 (still running when the disk was freed: $alive; rc $rc, report $(stat -c %s full/r.json) bytes, $(tail -c 300 full.err))"
 	[ "$(jget full/r.json '(r["run"]["status"], any("checkpoint(s) could not be written (last: No space left on device)" in w for w in r["run"]["warnings"]))')" = '["complete", true]' ]
 	ok $? "disk full: the final report is complete and counts the failed checkpoints"
 	[ -z "$(ls -A full | grep -v '^r.json$')" ]

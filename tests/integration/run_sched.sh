@@ -16,7 +16,7 @@ cd "$WORK" || exit 1
 pid=$!
 # Wait until the probe threads exist (named rtsoak/tim/N): a state, not a
 # fixed time (under qemu TCG a run takes seconds to start its threads).
-probe_threads() { grep -l "^rtsoak/tim/$1" /proc/$pid/task/*/comm 2>/dev/null; }
+probe_threads() { grep -l "^rtsoak/tim/${1:-}" /proc/$pid/task/*/comm 2>/dev/null; }
 wait_until $((10 * RTSOAK_TIME_SCALE)) eval '[ "$(probe_threads | wc -l)" -ge "$n" ]'
 for f in /proc/$pid/task/*/comm; do
 	name=$(cat "$f")

@@ -612,7 +612,7 @@ static void test_idle_untraced_switch(void)
  * window opens after its switch into idle (13156276939705), so nothing in
  * it says who held the CPU and the untraced switch-in cannot be placed.
  * session_trace puts the CPU's last switch before the window first
- * (trace_recorder_last_switch), however old: with it, moved 10 ms back,
+ * (trace_recorder_last), however old: with it, moved 10 ms back,
  * the answer is the whole window's. */
 static void test_idle_switch_before_window(void)
 {
@@ -786,6 +786,60 @@ static void test_stack(void)
 	free(f);
 }
 
+/* The same wake-up on a kernel that traces power:cpu_idle (this VM does at
+ * times): the idle task is never a task that delayed the probe.  With an
+ * entry into state 1 just after the switch into idle and its exit
+ * 1216 ns before the local_timer (at 13156280474000), the whole of
+ * [D, 475216] is the exit from idle state 1 (3302217), the stretch after
+ * cpu_idle's exit included (the idle task on its way out).  Without the
+ * entry (it lay before the window and session_trace did not put it first)
+ * the state is unknown, the time the same.  Seen in a run: 16 spikes of an
+ * idle CPU named swapper/1 as a task before this. */
+static void idle_state_case(const char *name, bool entry)
+{
+	struct fixture *f = load("idle-noanchor.events");
+	struct attrib_result r;
+	struct trace_ev in_ev = { .ts = 13156276940000ull, .cpu = 1, .type = TEV_IDLE, .arg = 1,
+				  .pid = -1, .pid2 = -1, .prio = -1, .prio2 = -1 };
+	struct trace_ev out_ev = { .ts = 13156280474000ull, .cpu = 1, .type = TEV_IDLE,
+				   .arg = TEV_IDLE_EXIT, .pid = -1, .pid2 = -1, .prio = -1, .prio2 = -1 };
+	size_t k;
+
+	if (!f)
+		return;
+	for (k = 0; k < 2; k++) {
+		struct trace_ev *e = k ? &out_ev : &in_ev;
+		size_t at = 0;
+
+		if (!entry && e == &in_ev)
+			continue;
+		while (at < f->nev && f->ev[at].ts < e->ts)
+			at++;
+		memmove(f->ev + at + 1, f->ev + at, (f->nev - at) * sizeof(f->ev[0]));
+		f->ev[at] = *e;
+		f->nev++;
+	}
+	f->in.nev = f->nev;
+	int rc = attrib_analyse(&f->in, &r);
+	bool task0 = false;
+	for (k = 0; k < r.n; k++)
+		task0 |= r.c[k].kind == AK_TASK && r.c[k].pid == 0;
+	ok(rc == 0 && r.status == ATTRIB_OK && r.n >= 1 && r.c[0].kind == AK_IDLE_EXIT &&
+	       r.c[0].id == (entry ? 1u : TEV_IDLE_EXIT) && r.c[0].ns == 3302217 &&
+	       !strcmp(r.cause, entry ? "idle:1" : "idle:?") && !task0,
+	   "%s: the exit from idle %s, 3302217 ns, the idle task never a task (rc %d, status %d, "
+	   "cause %s, c0 kind %d id %u ns %llu, idle task as a task: %d)",
+	   name, entry ? "state 1" : "(state unknown)", rc, r.status, r.cause, r.n ? r.c[0].kind : -1,
+	   r.n ? r.c[0].id : 0, r.n ? (unsigned long long)r.c[0].ns : 0ull, task0);
+	free(f);
+}
+
+static void test_idle_states(void)
+{
+	idle_state_case("idle-noanchor with power:cpu_idle entry and exit", true);
+	idle_state_case("idle-noanchor with only power:cpu_idle's exit", false);
+}
+
 int main(void)
 {
 	if (!find_data()) {
@@ -799,6 +853,7 @@ int main(void)
 	test_lost();
 	test_idle_untraced_switch();
 	test_idle_switch_before_window();
+	test_idle_states();
 	test_stall();
 	test_stack();
 	ok(!strcmp(attrib_kind_name(AK_TASK), "task") &&

@@ -39,8 +39,8 @@ int main(void)
 	   "the recorder too: NULL, ENOTSUP, '%s'", err);
 	ok(trace_recorder_poll(NULL, err, sizeof(err)) == -ENOTSUP &&
 	       trace_recorder_window(NULL, 0, 0, 1, NULL, 0, NULL) == -ENOTSUP &&
-	       trace_recorder_last_switch(NULL, 0, 1, NULL) == -ENOTSUP,
-	   "poll, window and last switch: -ENOTSUP");
+	       trace_recorder_last(NULL, 0, 1, TEV_SWITCH, NULL) == -ENOTSUP,
+	   "poll, window and last event: -ENOTSUP");
 #endif
 	return tap_done();
 }

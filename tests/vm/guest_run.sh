@@ -15,7 +15,9 @@ guest=${1:?usage: guest_run.sh GUEST JOB CPUS TIMEOUT}
 job=$2 cpus=$3 limit=$4
 rm -f "$job/status" "$job/console.log"
 
-accel=tcg
+# VM_TCG_THREAD=single runs every vCPU in one host thread (qemu's
+# thread=single) instead of one each (multi, the default).
+accel=tcg,thread=${VM_TCG_THREAD:-multi}
 if [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo; then
 	accel=kvm
 fi

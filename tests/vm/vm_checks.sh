@@ -12,6 +12,10 @@
 # Latency under TCG is emulator noise: nothing here looks at it.
 . "$(dirname "$0")/../integration/lib.sh"
 require_root
+# Each check says when it ended (seconds into the script): where the CI
+# step's time goes under TCG.
+eval "lib_$(declare -f ok)"
+ok() { lib_ok "$1" "$2 [${SECONDS} s]"; }
 plan 12
 cd "$WORK" || exit 1
 ncpu=$(nproc)
