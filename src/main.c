@@ -90,9 +90,11 @@ static int cmd_restore(int argc, char **argv)
 	/* restore takes no option: `restore --force J` must not read a file
 	 * named "--force" (a journal whose name starts with '-': ./-J). */
 	if (argv[1][0] == '-' && argv[1][1]) {
-		char arg[128];
-		rtsoak_error("restore: unknown option '%s' (usage: rtsoak restore JOURNAL)",
-			     util_escape(argv[1], arg, sizeof(arg)));
+		char arg[128], hint[96];
+		bool near = *cmdopt_hint(help_only, argv[1], hint, sizeof(hint));
+		rtsoak_error("restore: unknown option '%s' (%s)",
+			     util_escape(argv[1], arg, sizeof(arg)),
+			     near ? hint : "usage: rtsoak restore JOURNAL");
 		return EXIT_USAGE;
 	}
 	rc = tweak_journal_restore(argv[1], stdout, err, sizeof(err));
@@ -276,6 +278,12 @@ static int cmd_help(int argc, char **argv)
 		const struct command *c = command_find(argv[1]);
 		char *help_argv[] = { argv[1], (char *)"--help", NULL };
 		return command_call(c, 2, help_argv, 2, help_argv);
+	}
+	if (argc == 2 && argv[1][0] == '-' &&
+	    *cmdopt_hint(help_only, argv[1], hint, sizeof(hint))) {
+		rtsoak_error("help: unknown option '%s' (%s)",
+			     util_escape(argv[1], arg, sizeof(arg)), hint);
+		return EXIT_USAGE;
 	}
 	if (argc >= 2) {
 		rtsoak_error("help: unexpected argument '%s' (%s)",
