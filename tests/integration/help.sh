@@ -16,7 +16,7 @@ cd "$WORK" || exit 1
 mapfile -t cmds < <(sed -n 's/^cmd //p' spec)
 # Per command: help CMD, CMD --help (exit 0, same text), every option named,
 # a near miss of one of its options; then the general cases below.
-plan $((${#cmds[@]} * 4 + 14))
+plan $((${#cmds[@]} * 4 + 15))
 
 # one_line ERR: exactly one line, starting with "rtsoak:".
 one_line() { [ "$(printf '%s\n' "$1" | grep -c .)" -eq 1 ] && [[ $1 == rtsoak:* ]]; }
