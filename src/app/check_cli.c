@@ -28,6 +28,26 @@ static const char usage[] =
     "  --list-md: the table of checks (docs/checks.md); --root: read DIR/sys, DIR/proc, ...\n"
     "  instead of the machine's (fixture trees for tests).\n";
 
+/* The table that parses `rtsoak check`, prints its options and completes
+ * them (cmdopt.h). */
+const struct cmdopt check_cmdopts[] = {
+	{ "cpus", 0, 'c', "LIST", "the CPUs a run would measure (default: every online CPU)",
+	  CMDOPT_CPUS, NULL },
+	{ "housekeeping", 0, 'k', "LIST", "the run's housekeeping CPUs", CMDOPT_CPUS, NULL },
+	{ "interval", 0, 'i', "T", "the run's wake-up period (the idle budget; default 1ms)",
+	  CMDOPT_NONE, NULL },
+	{ "priority", 0, 'p', "N", "the run's priority (the kernel threads; default 95)",
+	  CMDOPT_NONE, NULL },
+	{ "json", 0, 'j', NULL, "every check as JSON", CMDOPT_NONE, NULL },
+	{ "fail-on", 0, 'f', "LEVEL", "exit 1 when a check is at LEVEL (warn or fail) or worse",
+	  CMDOPT_WORDS, "warn fail" },
+	{ "list-md", 0, 'm', NULL, "the table of checks (docs/checks.md)", CMDOPT_NONE, NULL },
+	{ "root", 0, 'r', "DIR", "read DIR/sys, DIR/proc, ... instead of the machine's", CMDOPT_DIR,
+	  NULL },
+	{ "help", 'h', 'h', NULL, "this help", CMDOPT_NONE, NULL },
+	{ NULL, 0, 0, NULL, NULL, CMDOPT_NONE, NULL },
+};
+
 static int parse_cpus(const char *opt, const char *arg, struct cpuset *s)
 {
 	char err[256];
@@ -40,18 +60,8 @@ static int parse_cpus(const char *opt, const char *arg, struct cpuset *s)
 
 int check_cli_main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "cpus", required_argument, NULL, 'c' },
-		{ "housekeeping", required_argument, NULL, 'k' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "priority", required_argument, NULL, 'p' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "fail-on", required_argument, NULL, 'f' },
-		{ "list-md", no_argument, NULL, 'm' },
-		{ "root", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option opts[sizeof(check_cmdopts) / sizeof(check_cmdopts[0])];
+	char shorts[8];
 	static struct check_result res[CHECK_MAX];
 	struct cpuset cpus, hk;
 	struct check_ctx ctx;
@@ -63,9 +73,12 @@ int check_cli_main(int argc, char **argv)
 
 	cpuset_clear(&cpus);
 	cpuset_clear(&hk);
+	if (cmdopt_getopt(check_cmdopts, opts, sizeof(opts) / sizeof(opts[0]), shorts,
+			  sizeof(shorts)))
+		abort(); /* a bug: sized for the table */
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			if ((rc = parse_cpus("--cpus", optarg, &cpus)) >= 0)
@@ -108,14 +121,13 @@ int check_cli_main(int argc, char **argv)
 			root = optarg;
 			break;
 		case 'h':
-			fputs(usage, stdout);
+			cli_command_usage(stdout, usage, check_cmdopts);
 			return EXIT_OK;
 		case ':':
 			rtsoak_error("check: %s needs a value", argv[optind - 1]);
 			return EXIT_USAGE;
 		default:
-			rtsoak_error("check: unknown option '%s'", argv[optind - 1]);
-			return EXIT_USAGE;
+			return cli_unknown_option("check", argv[optind - 1], check_cmdopts);
 		}
 	}
 	if (optind < argc) {

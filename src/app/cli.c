@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "cli_internal.h"
+#include "cmdopt.h"
 #include "compare.h"
 #include "parse.h"
 #include "report.h"
@@ -49,8 +50,25 @@ bool cli_color_wanted(enum cli_color mode, FILE *out)
 	return isatty(fileno(out)) && !(no && *no);
 }
 
+int cli_unknown_option(const char *cmd, const char *arg, const struct cmdopt *opts)
+{
+	char hint[96], a[128];
+	bool near = *cmdopt_hint(opts, arg, hint, sizeof(hint));
+
+	rtsoak_error("%s: unknown option '%s'%s%s%s", cmd, util_escape(arg, a, sizeof(a)),
+		     near ? " (" : "", hint, near ? ")" : "");
+	return EXIT_USAGE;
+}
+
+void cli_command_usage(FILE *out, const char *usage, const struct cmdopt *opts)
+{
+	fputs(usage, out);
+	fputs("\nOptions:\n", out);
+	cmdopt_usage(out, opts);
+}
+
 int cli_report_option(const char *cmd, int opt, char **argv, const char *usage,
-		      enum cli_color *color)
+		      const struct cmdopt *opts, enum cli_color *color)
 {
 	switch (opt) {
 	case 'c':
@@ -59,14 +77,13 @@ int cli_report_option(const char *cmd, int opt, char **argv, const char *usage,
 		rtsoak_error("%s: --color: '%s' is not auto, always or never", cmd, optarg);
 		return EXIT_USAGE;
 	case 'h':
-		fputs(usage, stdout);
+		cli_command_usage(stdout, usage, opts);
 		return EXIT_OK;
 	case ':':
 		rtsoak_error("%s: %s needs a value", cmd, argv[optind - 1]);
 		return EXIT_USAGE;
 	default:
-		rtsoak_error("%s: unknown option '%s'", cmd, argv[optind - 1]);
-		return EXIT_USAGE;
+		return cli_unknown_option(cmd, argv[optind - 1], opts);
 	}
 }
 
@@ -99,93 +116,6 @@ int cli_report_read(const char *cmd, const char *path, struct report *r)
 		return -1;
 	rtsoak_error("%s: %s", cmd, err);
 	return rc == -ENOMEM ? EXIT_ENV : EXIT_USAGE;
-}
-
-void cli_usage(FILE *out)
-{
-	fputs(
-	    "usage: rtsoak [run] [OPTION]...\n"
-	    "       rtsoak sysinfo\n"
-	    "       rtsoak reflect [--bind ADDR] [--port N] [--cpu N] [--priority P]\n"
-	    "       rtsoak ab --set PATH=VALUE... [--rounds N] [--round-duration T] [OPTION]...\n"
-	    "       rtsoak report FILE.json [--text] [--html OUT] [--histogram-text OUT]\n"
-	    "                            [--json OUT] [--prom OUT] [--color WHEN]\n"
-	    "       rtsoak report A.json B.json... [--text] [--html OUT] [--json OUT] (the fleet view)\n"
-	    "       rtsoak compare A.json B.json [--fail-if STAT>CHANGE]... [--json OUT] [--html OUT]\n"
-	    "                      [--verdict-on STATS] [--min-effect E] [--brief] (or one ab report)\n"
-	    "       rtsoak restore JOURNAL\n"
-	    "       rtsoak probes | loads | help | version\n"
-	    "\n"
-	    "Measure wake-up latency of pinned SCHED_FIFO threads and write a JSON report.\n"
-	    "\n"
-	    "  -c, --cpus LIST        CPUs to measure, e.g. 0-3,8 (default: all online CPUs we may use)\n"
-	    "  -p, --priority N       SCHED_FIFO priority of the probes, 1-99 (default 95)\n"
-	    "  -i, --interval T       wake-up period: ns, us, ms, s; a bare number is us (default 1ms)\n"
-	    "  -D, --duration T       run time: s, m, h, d; a bare number is s (default 60s)\n"
-	    "  -l, --loops N          stop each probe after N samples (instead of --duration;\n"
-	    "                         no warm-up)\n"
-	    "      --warmup T         probes and loads run T before anything counts; --duration\n"
-	    "                         is the counted time after it (default 1s; 0: none)\n"
-	    "  -P, --probes LIST      probes to run, comma-separated (default: timer,net)\n"
-	    "  -o, --output FILE      report path, '-' for stdout (default rtsoak-<UTC time>.json)\n"
-	    "  -q, --quiet            no summary and no progress line\n"
-	    "      --top K            keep the K largest samples per result (default 32)\n"
-	    "      --housekeeping LIST  CPUs for rtsoak's own main thread (default: unmeasured CPUs)\n"
-	    "      --dma-latency US   hold /dev/cpu_dma_latency at US microseconds for the run\n"
-	    "      --no-rt            run as SCHED_OTHER when real-time scheduling is not allowed\n"
-	    "      --trace            explain every spike from kernel events (rtsoak's own tracefs\n"
-	    "                         instance on the measured CPUs; see WHY WAS IT LATE in rtsoak(1))\n"
-	    "      --trace-stacks     --trace, and the stack at every local-timer interrupt: where\n"
-	    "                         a late timer IRQ came (the end of an IRQs-off section)\n"
-	    "      --record GLOB      add the contents of matching /sys or /proc files to the report\n"
-	    "      --loads SPEC       loads to run: NAME[:opt=val...][,NAME...] (see rtsoak loads)\n"
-	    "      --load-cpus LIST   CPUs the loads run on (default: every online CPU)\n"
-	    "      --workdir DIR      where loads create files (default: $TMPDIR or /tmp)\n"
-	    "      --schedule MODE    together (default): all loads all the time; rotate: phases\n"
-	    "                         idle, then each load alone, cycling\n"
-	    "      --phase-duration T length of one phase with --schedule rotate (default 30s)\n"
-	    "      --checkpoint T     rewrite the report (status running) this often; 0: never\n"
-	    "                         (default 60s; SIGUSR1 forces one)\n"
-	    "      --series-interval T  time-series resolution (default 1s, longer when --duration\n"
-	    "                         would exceed --series-limit intervals)\n"
-	    "      --series-limit N   intervals kept per result; beyond, pairs merge (default 100000)\n"
-	    "      --spike-threshold T|auto  log samples above T; a bare number is us (default auto:\n"
-	    "                         10 x the median of each result's first 5 s)\n"
-	    "      --prom FILE        write OpenMetrics text (node_exporter textfile) every second;\n"
-	    "                         removed at the end unless --prom-keep (then marked finished)\n"
-	    "      --prom-window T    --prom: span of rtsoak_latency_window_max_seconds (default 60s)\n"
-	    "      --run-name NAME    label run= of the --prom series (default: the report's name)\n"
-	    "      --html FILE        also write the report as one self-contained HTML page\n"
-	    "      --color WHEN       colour in the summary: auto (a terminal, no NO_COLOR),\n"
-	    "                         always or never\n"
-	    "      --net-interval T   net probe: datagram period; a bare number is us (default 1ms)\n"
-	    "      --net-family 4|6   net probe: IP version (default 4 on loopback, else the target's)\n"
-	    "      --net-timeout T    net probe: later answers are late; a bare number is ms (default 1s)\n"
-	    "      --net-priority N   net probe: the sender's SCHED_FIFO priority (default --priority - 1)\n"
-	    "      --net-sender-cpu N net probe: CPU of the sender (default: a housekeeping CPU)\n"
-	    "      --set PATH=VALUE   write VALUE to a /sys or /proc/sys file (PATH may be a glob)\n"
-	    "                         for the run; originals journalled in REPORT.journal and\n"
-	    "                         restored at the end (rtsoak restore after a crash)\n"
-	    "                         (each file locked for the run; see SAFETY in rtsoak(1))\n"
-	    "      --force            start although an earlier or killed run's journal is still\n"
-	    "                         present\n"
-	    "      --rounds N         ab: rounds per arm, in ABBA order (default 5, at most 8)\n"
-	    "      --round-duration T ab: length of one round (default 60s)\n"
-	    "      --settle T         ab: nothing counts for T after each arm switch and at the\n"
-	    "                         first round's start (default a tenth of the round, at\n"
-	    "                         most 1s; 0: from the switch's end)\n"
-	    "      --fail-if STAT>CHANGE  ab: exit 1 when B changes STAT significantly by more\n"
-	    "                         (e.g. p99>+10%: the 95 % CI of the shift beyond +10 %)\n"
-	    "      --fail-if-raw STAT>CHANGE  ab: the same on the plain values, no noise model\n"
-	    "      --verdict-on STAT[,STAT]  ab: what the verdict judges (default p99,max)\n"
-	    "      --min-effect AMOUNT[,PCT%]  ab: smaller shifts are no practical difference\n"
-	    "                         (default 2us,5%: the larger of the two)\n"
-	    "      --brief            ab: print only the verdicts and the --fail-if results\n"
-	    "  -h, --help             this help\n"
-	    "  -V, --version          print the version\n"
-	    "\n"
-	    "Exit status: 0 ok, 1 a declared limit failed, 2 usage or input error, 3 environment error.\n",
-	    out);
 }
 
 enum {
@@ -225,51 +155,120 @@ enum {
 	OPT_ALIAS, /* OPT_ALIAS + k: the k-th probe alias (alias_options) */
 };
 
-static const struct option run_options[] = {
-	{ "cpus", required_argument, NULL, 'c' },
-	{ "priority", required_argument, NULL, 'p' },
-	{ "interval", required_argument, NULL, 'i' },
-	{ "duration", required_argument, NULL, 'D' },
-	{ "loops", required_argument, NULL, 'l' },
-	{ "probes", required_argument, NULL, 'P' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "top", required_argument, NULL, OPT_TOP },
-	{ "housekeeping", required_argument, NULL, OPT_HOUSEKEEPING },
-	{ "dma-latency", required_argument, NULL, OPT_DMA },
-	{ "no-rt", no_argument, NULL, OPT_NO_RT },
-	{ "trace", no_argument, NULL, OPT_TRACE },
-	{ "trace-stacks", no_argument, NULL, OPT_TRACE_STACKS },
-	{ "record", required_argument, NULL, OPT_RECORD },
-	{ "loads", required_argument, NULL, OPT_LOADS },
-	{ "load-cpus", required_argument, NULL, OPT_LOAD_CPUS },
-	{ "workdir", required_argument, NULL, OPT_WORKDIR },
-	{ "schedule", required_argument, NULL, OPT_SCHEDULE },
-	{ "phase-duration", required_argument, NULL, OPT_PHASE },
-	{ "checkpoint", required_argument, NULL, OPT_CHECKPOINT },
-	{ "series-interval", required_argument, NULL, OPT_SERIES_INTERVAL },
-	{ "series-limit", required_argument, NULL, OPT_SERIES_LIMIT },
-	{ "spike-threshold", required_argument, NULL, OPT_SPIKE_THRESHOLD },
-	{ "prom", required_argument, NULL, OPT_PROM },
-	{ "prom-keep", no_argument, NULL, OPT_PROM_KEEP },
-	{ "prom-window", required_argument, NULL, OPT_PROM_WINDOW },
-	{ "run-name", required_argument, NULL, OPT_RUN_NAME },
-	{ "set", required_argument, NULL, OPT_SET },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "rounds", required_argument, NULL, OPT_ROUNDS },
-	{ "round-duration", required_argument, NULL, OPT_ROUND_DURATION },
-	{ "fail-if", required_argument, NULL, OPT_FAIL_IF },
-	{ "fail-if-raw", required_argument, NULL, OPT_FAIL_IF_RAW },
-	{ "verdict-on", required_argument, NULL, OPT_VERDICT_ON },
-	{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
-	{ "brief", no_argument, NULL, OPT_BRIEF },
-	{ "html", required_argument, NULL, OPT_HTML },
-	{ "color", required_argument, NULL, OPT_COLOR },
-	{ "warmup", required_argument, NULL, OPT_WARMUP },
-	{ "settle", required_argument, NULL, OPT_SETTLE },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
+/* rtsoak run and ab: the one table that parses them, prints their --help
+ * and completes them (cmdopt.h); the probes' aliases follow it
+ * (cli_cmdopts). */
+static const struct cmdopt run_options[] = {
+	{ "cpus", 'c', 'c', "LIST",
+	  "CPUs to measure, e.g. 0-3,8 (default: all online CPUs we may use)", CMDOPT_CPUS, NULL },
+	{ "priority", 'p', 'p', "N", "SCHED_FIFO priority of the probes, 1-99 (default 95)",
+	  CMDOPT_NONE, NULL },
+	{ "interval", 'i', 'i', "T",
+	  "wake-up period: ns, us, ms, s; a bare number is us (default 1ms)", CMDOPT_NONE, NULL },
+	{ "duration", 'D', 'D', "T", "run time: s, m, h, d; a bare number is s (default 60s)",
+	  CMDOPT_NONE, NULL },
+	{ "loops", 'l', 'l', "N",
+	  "stop each probe after N samples (instead of --duration;\nno warm-up)", CMDOPT_NONE,
+	  NULL },
+	{ "warmup", 0, OPT_WARMUP, "T",
+	  "probes and loads run T before anything counts; --duration\nis the counted time after it "
+	  "(default 1s; 0: none)",
+	  CMDOPT_NONE, NULL },
+	{ "probes", 'P', 'P', "LIST", "probes to run, comma-separated (default: timer,net)",
+	  CMDOPT_PROBES, NULL },
+	{ "output", 'o', 'o', "FILE",
+	  "report path, '-' for stdout (default rtsoak-<UTC time>.json)", CMDOPT_FILE, NULL },
+	{ "quiet", 'q', 'q', NULL, "no summary and no progress line", CMDOPT_NONE, NULL },
+	{ "top", 0, OPT_TOP, "K", "keep the K largest samples per result (default 32)", CMDOPT_NONE,
+	  NULL },
+	{ "housekeeping", 0, OPT_HOUSEKEEPING, "LIST",
+	  "CPUs for rtsoak's own main thread (default: unmeasured CPUs)", CMDOPT_CPUS, NULL },
+	{ "dma-latency", 0, OPT_DMA, "US",
+	  "hold /dev/cpu_dma_latency at US microseconds for the run", CMDOPT_NONE, NULL },
+	{ "no-rt", 0, OPT_NO_RT, NULL,
+	  "run as SCHED_OTHER when real-time scheduling is not allowed", CMDOPT_NONE, NULL },
+	{ "trace", 0, OPT_TRACE, NULL,
+	  "explain every spike from kernel events (rtsoak's own tracefs\ninstance on the measured "
+	  "CPUs; see WHY WAS IT LATE in rtsoak(1))",
+	  CMDOPT_NONE, NULL },
+	{ "trace-stacks", 0, OPT_TRACE_STACKS, NULL,
+	  "--trace, and the stack at every local-timer interrupt: where\na late timer IRQ came (the "
+	  "end of an IRQs-off section)",
+	  CMDOPT_NONE, NULL },
+	{ "record", 0, OPT_RECORD, "GLOB",
+	  "add the contents of matching /sys or /proc files to the report", CMDOPT_FILE, NULL },
+	{ "loads", 0, OPT_LOADS, "SPEC",
+	  "loads to run: NAME[:opt=val...][,NAME...] (see rtsoak loads)", CMDOPT_LOADS, NULL },
+	{ "load-cpus", 0, OPT_LOAD_CPUS, "LIST",
+	  "CPUs the loads run on (default: every online CPU)", CMDOPT_CPUS, NULL },
+	{ "workdir", 0, OPT_WORKDIR, "DIR", "where loads create files (default: $TMPDIR or /tmp)",
+	  CMDOPT_DIR, NULL },
+	{ "schedule", 0, OPT_SCHEDULE, "MODE",
+	  "together (default): all loads all the time; rotate: phases\nidle, then each load alone, "
+	  "cycling",
+	  CMDOPT_WORDS, "together rotate" },
+	{ "phase-duration", 0, OPT_PHASE, "T",
+	  "length of one phase with --schedule rotate (default 30s)", CMDOPT_NONE, NULL },
+	{ "checkpoint", 0, OPT_CHECKPOINT, "T",
+	  "rewrite the report (status running) this often; 0: never\n(default 60s; SIGUSR1 forces one)",
+	  CMDOPT_NONE, NULL },
+	{ "series-interval", 0, OPT_SERIES_INTERVAL, "T",
+	  "time-series resolution (default 1s, longer when --duration\nwould exceed --series-limit "
+	  "intervals)",
+	  CMDOPT_NONE, NULL },
+	{ "series-limit", 0, OPT_SERIES_LIMIT, "N",
+	  "intervals kept per result; beyond, pairs merge (default 100000)", CMDOPT_NONE, NULL },
+	{ "spike-threshold", 0, OPT_SPIKE_THRESHOLD, "T|auto",
+	  "log samples above T; a bare number is us (default auto:\n10 x the median of each result's "
+	  "first 5 s)",
+	  CMDOPT_WORDS, "auto" },
+	{ "prom", 0, OPT_PROM, "FILE",
+	  "write OpenMetrics text (node_exporter textfile) every second;\nremoved at the end unless "
+	  "--prom-keep (then marked finished)",
+	  CMDOPT_FILE, NULL },
+	{ "prom-keep", 0, OPT_PROM_KEEP, NULL, "--prom: leave the file at the end, marked finished",
+	  CMDOPT_NONE, NULL },
+	{ "prom-window", 0, OPT_PROM_WINDOW, "T",
+	  "--prom: span of rtsoak_latency_window_max_seconds (default 60s)", CMDOPT_NONE, NULL },
+	{ "run-name", 0, OPT_RUN_NAME, "NAME",
+	  "label run= of the --prom series (default: the report's name)", CMDOPT_NONE, NULL },
+	{ "html", 0, OPT_HTML, "FILE", "also write the report as one self-contained HTML page",
+	  CMDOPT_FILE, NULL },
+	{ "color", 0, OPT_COLOR, "WHEN",
+	  "colour in the summary: auto (a terminal, no NO_COLOR),\nalways or never", CMDOPT_WORDS,
+	  "auto always never" },
+	{ "set", 0, OPT_SET, "PATH=VALUE",
+	  "write VALUE to a /sys or /proc/sys file (PATH may be a glob)\nfor the run; originals "
+	  "journalled in REPORT.journal and\nrestored at the end (rtsoak restore after a crash)\n"
+	  "(each file locked for the run; see SAFETY in rtsoak(1))",
+	  CMDOPT_FILE, NULL },
+	{ "force", 0, OPT_FORCE, NULL,
+	  "start although an earlier or killed run's journal is still\npresent", CMDOPT_NONE,
+	  NULL },
+	{ "rounds", 0, OPT_ROUNDS, "N", "ab: rounds per arm, in ABBA order (default 5, at most 8)",
+	  CMDOPT_NONE, NULL },
+	{ "round-duration", 0, OPT_ROUND_DURATION, "T", "ab: length of one round (default 60s)",
+	  CMDOPT_NONE, NULL },
+	{ "settle", 0, OPT_SETTLE, "T",
+	  "ab: nothing counts for T after each arm switch and at the\nfirst round's start (default a "
+	  "tenth of the round, at\nmost 1s; 0: from the switch's end)",
+	  CMDOPT_NONE, NULL },
+	{ "fail-if", 0, OPT_FAIL_IF, "STAT>CHANGE",
+	  "ab: exit 1 when B changes STAT significantly by more\n(e.g. p99>+10%: the 95 % CI of the "
+	  "shift beyond +10 %)",
+	  CMDOPT_NONE, NULL },
+	{ "fail-if-raw", 0, OPT_FAIL_IF_RAW, "STAT>CHANGE",
+	  "ab: the same on the plain values, no noise model", CMDOPT_NONE, NULL },
+	{ "verdict-on", 0, OPT_VERDICT_ON, "STAT[,STAT]",
+	  "ab: what the verdict judges (default p99,max)", CMDOPT_NONE, NULL },
+	{ "min-effect", 0, OPT_MIN_EFFECT, "AMOUNT[,PCT%]",
+	  "ab: smaller shifts are no practical difference\n(default 2us,5%: the larger of the two)",
+	  CMDOPT_NONE, NULL },
+	{ "brief", 0, OPT_BRIEF, NULL, "ab: print only the verdicts and the --fail-if results",
+	  CMDOPT_NONE, NULL },
+	{ "help", 'h', 'h', NULL, "this help", CMDOPT_NONE, NULL },
+	{ "version", 'V', 'V', NULL, "print the version", CMDOPT_NONE, NULL },
+	{ NULL, 0, 0, NULL, NULL, CMDOPT_NONE, NULL },
 };
 
 /* A CPU list must parse and name only online CPUs. */
@@ -362,33 +361,93 @@ static int parse_probes(struct run_config *cfg, const char *arg)
 }
 
 /* The probes' command-line aliases (--net-interval), in registry order: the
- * getopt table is run_options followed by these. */
+ * run's table is run_options followed by these, each with its probe
+ * option's help. */
+#define NRUN_OPTIONS (sizeof(run_options) / sizeof(run_options[0]) - 1)
 static struct {
 	const struct probe_ops *ops;
 	const struct probe_alias *alias;
+	char help[256];
+	char words[128]; /* a choice's words, for the completion */
 } alias_table[CLI_MAX_ALIASES];
-static struct option all_options[sizeof(run_options) / sizeof(run_options[0]) + CLI_MAX_ALIASES];
+static struct cmdopt all_cmdopts[NRUN_OPTIONS + CLI_MAX_ALIASES + 1];
+static struct option all_options[NRUN_OPTIONS + CLI_MAX_ALIASES + 1];
+static char all_shorts[2 * NRUN_OPTIONS + 2];
 
-static const struct option *cli_options(void)
+/* The metavariable of an alias's value, by its type. */
+static const char *alias_metavar(const struct opt *o)
+{
+	switch (o->type) {
+	case OPT_INT:
+		return "N";
+	case OPT_SIZE:
+		return "SIZE";
+	case OPT_TIME:
+		return "T";
+	case OPT_CHOICE:
+		return "WORD";
+	default:
+		return "TEXT";
+	}
+}
+
+const struct cmdopt *cli_cmdopts(void)
 {
 	static unsigned n;
-	size_t base = sizeof(run_options) / sizeof(run_options[0]) - 1;
+	static bool done;
 
-	if (n)
-		return all_options;
-	memcpy(all_options, run_options, base * sizeof(*run_options));
+	if (done)
+		return all_cmdopts;
+	memcpy(all_cmdopts, run_options, NRUN_OPTIONS * sizeof(*run_options));
 	for (unsigned i = 0; probe_registry[i]; i++)
 		for (const struct probe_alias *a = probe_registry[i]->aliases; a && a->flag; a++) {
+			const struct probe_ops *ops = probe_registry[i];
+			const struct opt *o = &ops->options[opt_index(ops->options, a->option)];
 			if (n == CLI_MAX_ALIASES)
 				abort(); /* a bug: raise CLI_MAX_ALIASES */
-			alias_table[n].ops = probe_registry[i];
+			alias_table[n].ops = ops;
 			alias_table[n].alias = a;
-			all_options[base + n] =
-			    (struct option){ a->flag, required_argument, NULL, OPT_ALIAS + (int)n };
+			snprintf(alias_table[n].help, sizeof(alias_table[n].help),
+				 "%s probe: %s\n(the same as %s:%s=V)", ops->name, o->help,
+				 ops->name, a->option);
+			for (const char *const *w = o->type == OPT_CHOICE ? o->choices : NULL;
+			     w && *w; w++)
+				snprintf(alias_table[n].words + strlen(alias_table[n].words),
+					 sizeof(alias_table[n].words) -
+					     strlen(alias_table[n].words),
+					 "%s%s", w == o->choices ? "" : " ", *w);
+			all_cmdopts[NRUN_OPTIONS + n] = (struct cmdopt){
+				a->flag,
+				0,
+				OPT_ALIAS + (int)n,
+				alias_metavar(o),
+				alias_table[n].help,
+				o->type == OPT_CHOICE ? CMDOPT_WORDS : CMDOPT_NONE,
+				alias_table[n].words,
+			};
 			n++;
 		}
-	all_options[base + n] = (struct option){ NULL, 0, NULL, 0 };
-	return all_options;
+	all_cmdopts[NRUN_OPTIONS + n] = (struct cmdopt){ 0 };
+	if (cmdopt_getopt(all_cmdopts, all_options, sizeof(all_options) / sizeof(all_options[0]),
+			  all_shorts, sizeof(all_shorts)))
+		abort(); /* a bug: the arrays are sized for the table */
+	done = true;
+	return all_cmdopts;
+}
+
+void cli_usage(FILE *out)
+{
+	fputs("usage: rtsoak [run] [OPTION]...\n"
+	      "       rtsoak ab --set PATH=VALUE... [--rounds N] [--round-duration T] [OPTION]...\n"
+	      "       rtsoak help [COMMAND]  (each command's own options: rtsoak help COMMAND)\n"
+	      "\n"
+	      "Measure wake-up latency of pinned SCHED_FIFO threads and write a JSON report.\n"
+	      "\n",
+	      out);
+	cmdopt_usage(out, cli_cmdopts());
+	fputs("\nExit status: 0 ok, 1 a declared limit failed, 2 usage or input error, 3 "
+	      "environment error.\n",
+	      out);
 }
 
 /* --net-interval T: checked now (one line at the option, as for every
@@ -813,12 +872,33 @@ static int opt_tweaks(struct cli_parse *p, int opt, const char *optname)
 	}
 }
 
+/* cyclictest's -h US (--histogram) typed out of habit: "-h1000", or "-h"
+ * then a number.  rtsoak's -h is --help, which would print the help and
+ * exit 0 as if the run had been done; say so instead (exit 2).  After
+ * getopt returned 'h' from "-h1000" optind still points at that word. */
+static bool cyclictest_h(const struct cli_parse *p)
+{
+	const char *w = optind < p->argc ? p->argv[optind] : NULL;
+	const char *h = w && w[0] == '-' && w[1] != '-' ? strchr(w, 'h') : NULL;
+	bool value = h && h[1] >= '0' && h[1] <= '9';
+
+	if (!value && w && !strcmp(p->argv[optind - 1], "-h"))
+		value = *w && strspn(w, "0123456789") == strlen(w);
+	if (value)
+		rtsoak_error(
+		    "-h takes no value: rtsoak has no -h US like cyclictest's --histogram, "
+		    "the report always holds the histograms (see rtsoak help run)");
+	return value;
+}
+
 /* --help, --version and getopt's errors: the last group takes every option. */
 static int opt_other(struct cli_parse *p, int opt, const char *optname)
 {
 	(void)optname;
 	switch (opt) {
 	case 'h':
+		if (cyclictest_h(p))
+			return EXIT_USAGE;
 		cli_usage(stdout);
 		return EXIT_OK;
 	case 'V':
@@ -827,9 +907,13 @@ static int opt_other(struct cli_parse *p, int opt, const char *optname)
 	case ':':
 		rtsoak_error("%s needs a value (see rtsoak --help)", p->argv[optind - 1]);
 		return EXIT_USAGE;
-	default:
-		rtsoak_error("unknown option '%s' (see rtsoak --help)", p->argv[optind - 1]);
+	default: {
+		char hint[96];
+		const char *arg = p->argv[optind - 1];
+		bool near = *cmdopt_hint(cli_cmdopts(), arg, hint, sizeof(hint));
+		rtsoak_error("unknown option '%s' (%s)", arg, near ? hint : "see rtsoak help run");
 		return EXIT_USAGE;
+	}
 	}
 }
 
@@ -841,18 +925,15 @@ static int (*const option_groups[])(struct cli_parse *p, int opt, const char *op
  * note_alias), stopping at the first error; then no argument may be left. */
 static int parse_options(struct cli_parse *p)
 {
-	const struct option *options = cli_options();
+	const struct cmdopt *options = cli_cmdopts();
 	int opt, rc;
 
 	optind = 1;
 	opterr = 0; /* we print our own one-line errors */
-	while ((opt = getopt_long(p->argc, p->argv, ":c:p:i:D:l:P:o:qhV", options, NULL)) != -1) {
-		const char *name = NULL;
-		for (const struct option *o = options; o->name; o++)
-			if (o->val == opt)
-				name = o->name;
+	while ((opt = getopt_long(p->argc, p->argv, all_shorts, all_options, NULL)) != -1) {
+		const struct cmdopt *o = cmdopt_by_val(options, opt);
 		char optname[40];
-		snprintf(optname, sizeof(optname), "--%s", name ? name : "?");
+		snprintf(optname, sizeof(optname), "--%s", o ? o->name : "?");
 
 		rc = NOT_MINE;
 		if (opt >= OPT_ALIAS)

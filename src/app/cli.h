@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <jansson.h>
 
+#include "cmdopt.h"
 #include "compare.h"
 #include "cpuset.h"
 #include "exit.h"
@@ -125,6 +126,16 @@ int cli_parse_run(struct run_config *cfg, int argc, char **argv);
 /* The same for `rtsoak ab` (adds --rounds and --round-duration, needs --set). */
 int cli_parse_ab(struct run_config *cfg, int argc, char **argv);
 void cli_usage(FILE *out);
+/* The option tables (cmdopt.h) that parse each command, print its --help
+ * and feed the completion: run and ab share one (the probes' aliases
+ * included), report, compare and check have their own. */
+const struct cmdopt *cli_cmdopts(void);
+extern const struct cmdopt report_cmdopts[];
+extern const struct cmdopt compare_cmdopts[];
+extern const struct cmdopt check_cmdopts[];
+/* The one-line error of an unknown option `arg` of command cmd, with a
+ * did-you-mean hint when a name of opts is near; returns EXIT_USAGE. */
+int cli_unknown_option(const char *cmd, const char *arg, const struct cmdopt *opts);
 /* The effective configuration as the report's "config" object. */
 json_t *cli_config_json(const struct run_config *cfg);
 /* The commands of main.c's table that live in app/: each returns the exit
@@ -143,6 +154,9 @@ int compare_main(int argc, char **argv);
 void cli_list_loads(FILE *out);
 /* `rtsoak probes`: each probe, whether it can run here, its options. */
 void cli_list_probes(FILE *out);
+/* The completion data of the registries (`rtsoak __complete-spec`): "load
+ * NAME", "loadopt NAME OPTION", "probe NAME", "probeopt NAME OPTION". */
+void cli_list_complete(FILE *out);
 /* --color auto|always|never.  auto: only on a terminal, and not when the
  * NO_COLOR environment variable is set and non-empty (no-color.org);
  * always and never are explicit and win over NO_COLOR. */
@@ -153,12 +167,14 @@ bool cli_color_wanted(enum cli_color mode, FILE *out);
  * of them, share these; cmd ("report", "compare") starts every error.
  *
  * The options both take, after each one's own cases: --color as 'c',
- * --help as 'h' (prints usage), and getopt_long's errors (':' a missing
+ * --help as 'h' (prints usage and the option lines of opts), and getopt_long's errors (':' a missing
  * value, anything else an unknown option; opterr = 0 and ":h" in its
  * optstring).  Returns -1 to go on, or the exit code (0 after the help,
  * EXIT_USAGE after a one-line error). */
 int cli_report_option(const char *cmd, int opt, char **argv, const char *usage,
-		      enum cli_color *color);
+		      const struct cmdopt *opts, enum cli_color *color);
+/* A command's --help: its usage text, then the option lines of its table. */
+void cli_command_usage(FILE *out, const char *usage, const struct cmdopt *opts);
 /* The path of output option opt ("--html"), checked before any input is
  * read or any run starts (a typo must not cost the read of a 24-hour
  * report): "-" (standard output), a file that can be written, or a device

@@ -33,6 +33,28 @@ static const char usage[] =
     "  the runs' values, so the noise between runs is in the test (4 a side or more\n"
     "  can reach p < 0.05).  One file: an rtsoak ab report, its arms judged again.\n";
 
+/* The table that parses `rtsoak compare`, prints its options and completes
+ * them (cmdopt.h). */
+const struct cmdopt compare_cmdopts[] = {
+	{ "fail-if", 0, 'f', "STAT>CHANGE",
+	  "exit 1 when the 95 % interval of B - A lies beyond CHANGE", CMDOPT_NONE, NULL },
+	{ "fail-if-raw", 0, 'r', "STAT>CHANGE", "the same on the plain change, no noise model",
+	  CMDOPT_NONE, NULL },
+	{ "verdict-on", 0, 'v', "STAT[,STAT]", "what the verdict judges (default p99,max)",
+	  CMDOPT_NONE, NULL },
+	{ "min-effect", 0, 'm', "AMOUNT[,PCT%]",
+	  "a smaller shift is no practical difference (default 2us,5%)", CMDOPT_NONE, NULL },
+	{ "brief", 0, 'b', NULL, "print only the verdicts and the --fail-if results", CMDOPT_NONE,
+	  NULL },
+	{ "json", 0, 'j', "OUT", "the comparison as JSON ('-': standard output)", CMDOPT_FILE,
+	  NULL },
+	{ "html", 0, 'H', "OUT", "the comparison as one self-contained page", CMDOPT_FILE, NULL },
+	{ "color", 0, 'c', "WHEN", "colour in the text: auto, always or never", CMDOPT_WORDS,
+	  "auto always never" },
+	{ "help", 'h', 'h', NULL, "this help", CMDOPT_NONE, NULL },
+	{ NULL, 0, 0, NULL, NULL, CMDOPT_NONE, NULL },
+};
+
 /* Every limit must be checkable where both sides have samples: a CI gate
  * that silently passes on a file without percentiles would be a lie. */
 static int limits_checkable(const struct comparison *c, const struct compare_limit *l, size_t nl)
@@ -60,18 +82,8 @@ static int write_json(const struct comparison *c, const struct compare_limit *l,
 
 int compare_main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", required_argument, NULL, 'j' },
-		{ "fail-if", required_argument, NULL, 'f' },
-		{ "fail-if-raw", required_argument, NULL, 'r' },
-		{ "verdict-on", required_argument, NULL, 'v' },
-		{ "min-effect", required_argument, NULL, 'm' },
-		{ "brief", no_argument, NULL, 'b' },
-		{ "html", required_argument, NULL, 'H' },
-		{ "color", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option opts[sizeof(compare_cmdopts) / sizeof(compare_cmdopts[0])];
+	char shorts[8];
 	struct compare_limit limits[MAX_LIMITS];
 	size_t nlimits = 0;
 	const char *json_out = NULL, *html_out = NULL;
@@ -88,9 +100,12 @@ int compare_main(int argc, char **argv)
 
 	compare_opts_default(&copts);
 
+	if (cmdopt_getopt(compare_cmdopts, opts, sizeof(opts) / sizeof(opts[0]), shorts,
+			  sizeof(shorts)))
+		abort(); /* a bug: sized for the table */
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			json_out = optarg;
@@ -123,7 +138,8 @@ int compare_main(int argc, char **argv)
 			html_out = optarg;
 			break;
 		default:
-			if ((rc = cli_report_option("compare", opt, argv, usage, &color)) >= 0)
+			if ((rc = cli_report_option("compare", opt, argv, usage, compare_cmdopts,
+						    &color)) >= 0)
 				return rc;
 			break;
 		}

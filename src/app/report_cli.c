@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -28,6 +29,25 @@ static const char usage[] =
     "  --html: the table and per host x CPU heat maps, linking each report's own NAME.html;\n"
     "  --json: the rows as rtsoak-fleet/1.\n";
 
+/* The table that parses `rtsoak report`, prints its options and completes
+ * them (cmdopt.h). */
+const struct cmdopt report_cmdopts[] = {
+	{ "text", 0, 't', NULL, "the terminal summary (the default when no output is asked for)",
+	  CMDOPT_NONE, NULL },
+	{ "html", 0, 'H', "OUT", "one self-contained page with plots", CMDOPT_FILE, NULL },
+	{ "histogram-text", 0, 'T', "OUT", "the histograms in cyclictest's -h layout", CMDOPT_FILE,
+	  NULL },
+	{ "json", 0, 'j', "OUT", "the report again (a round trip)", CMDOPT_FILE, NULL },
+	{ "prom", 0, 'p', "OUT", "the node_exporter textfile", CMDOPT_FILE, NULL },
+	{ "rt-tests-json", 0, 'R', "OUT", "the timer probe as cyclictest --json writes it",
+	  CMDOPT_FILE, NULL },
+	{ "lava", 0, 'L', NULL, "LAVA result lines on standard output", CMDOPT_NONE, NULL },
+	{ "color", 0, 'c', "WHEN", "colour in the summary: auto, always or never", CMDOPT_WORDS,
+	  "auto always never" },
+	{ "help", 'h', 'h', NULL, "this help", CMDOPT_NONE, NULL },
+	{ NULL, 0, 0, NULL, NULL, CMDOPT_NONE, NULL },
+};
+
 struct view {
 	const char *opt;
 	const char *path;
@@ -38,18 +58,8 @@ struct view {
 
 int report_main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", required_argument, NULL, 'j' },
-		{ "prom", required_argument, NULL, 'p' },
-		{ "html", required_argument, NULL, 'H' },
-		{ "histogram-text", required_argument, NULL, 'T' },
-		{ "rt-tests-json", required_argument, NULL, 'R' },
-		{ "lava", no_argument, NULL, 'L' },
-		{ "text", no_argument, NULL, 't' },
-		{ "color", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option opts[sizeof(report_cmdopts) / sizeof(report_cmdopts[0])];
+	char shorts[8];
 	struct view views[] = {
 		{ "--json", NULL, report_json_write, true, OUTPUT_JSON },
 		{ "--prom", NULL, report_prom_write, true, OUTPUT_PROM },
@@ -65,9 +75,12 @@ int report_main(int argc, char **argv)
 	struct report r;
 	int opt, rc;
 
+	if (cmdopt_getopt(report_cmdopts, opts, sizeof(opts) / sizeof(opts[0]), shorts,
+			  sizeof(shorts)))
+		abort(); /* a bug: sized for the table */
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 		case 'p':
@@ -83,7 +96,8 @@ int report_main(int argc, char **argv)
 			text = true;
 			break;
 		default:
-			if ((rc = cli_report_option("report", opt, argv, usage, &color)) >= 0)
+			if ((rc = cli_report_option("report", opt, argv, usage, report_cmdopts,
+						    &color)) >= 0)
 				return rc;
 			break;
 		}
