@@ -5,7 +5,13 @@
 # NUMA nodes, plus vm_checks.sh (what only that guest can check):
 #   job 4: 4 vCPUs in 2 nodes, vm_checks.sh and VM_TESTS;
 #   job 8: 8 vCPUs in 2 nodes, vm_checks.sh (which validates full reports of
-#   8 CPUs: it found the padded "  (null)" of nohz_full).
+#   8 CPUs: it found the padded "  (null)" of nohz_full);
+#   job trace: 4 vCPUs in 2 nodes under single-threaded TCG (thread=single),
+#   vm_trace.sh and trace_attrib.sh: run --trace with the osnoise events.
+#   Under multi-threaded TCG, enabling trace events froze this guest (every
+#   vCPU spinning, nothing on the console; CI, and a shell loop without
+#   rtsoak at its 4th-5th instance); with one host thread for all vCPUs the
+#   same loop and rtsoak --trace ran through (2026-12-03).
 # Each test's TAP output comes back over virtio-9p and goes through
 # automake's tap-driver into BUILD/vm/JOB/NAME.{log,trs}, so .ci/run counts
 # them with the other suites.  Prints one line per job and a total; exit 0
@@ -20,7 +26,7 @@
 # with the reason (exit 0); in CI (CI=true) that is a failure: the RT guest
 # must run there.  Environment: RTSOAK (the binary), top_srcdir, builddir,
 # VM_TIMEOUT (seconds per job; default 1500 for job 4, 900 for the others),
-# VM_TEST_TIMEOUT (per test inside, default 600), VM_JOBS ("4 8"), VM_TESTS
+# VM_TEST_TIMEOUT (per test inside, default 600), VM_JOBS ("4 8 trace"), VM_TESTS
 # (the integration tests of job 4, by name), VM_CHECKS (0: leave vm_checks.sh
 # out).
 set -uo pipefail
@@ -29,7 +35,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${builddir:=$(pwd)}"
 : "${RTSOAK:=$builddir/rtsoak}"
 : "${VM_TEST_TIMEOUT:=600}"
-: "${VM_JOBS:=4 8}"
+: "${VM_JOBS:=4 8 trace}"
 : "${VM_TESTS:=run_basic run_sched run_signals run_checkpoint net_local net_remote loads_each tweaks sysinfo report_roundtrip}"
 
 skip_or_fail() {
@@ -58,15 +64,22 @@ echo "check-vm: guest $(cat "$guest/built") [$guest]"
 scale=10
 [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo && scale=2
 total_pass=0 total_fail=0 status=0
-for cpus in $VM_JOBS; do
-	job=$builddir/vm/job-$cpus
+for name in $VM_JOBS; do
+	cpus=$name thread=multi
+	[ "$name" = trace ] && cpus=4 thread=single
+	job=$builddir/vm/job-$name
 	rm -rf "$job"
 	mkdir -p "$job/results" || exit 1
 	cp "$RTSOAK" "$job/rtsoak" || exit 1
 	mkdir "$job/src" && cp -r "$top_srcdir/tests" "$top_srcdir/docs" "$job/src/" || exit 1
 	list=
-	[ "${VM_CHECKS:-1}" = 0 ] || list=vm_checks
-	[ "$cpus" = 4 ] && list="$list $VM_TESTS"
+	case $name in
+	trace) list="vm_trace trace_attrib" ;;
+	*)
+		[ "${VM_CHECKS:-1}" = 0 ] || list=vm_checks
+		[ "$name" = 4 ] && list="$list $VM_TESTS"
+		;;
+	esac
 	# The job: each test with the suite's environment and time limit, its
 	# output and exit status kept for the host.
 	{
@@ -78,7 +91,7 @@ for cpus in $VM_JOBS; do
 		echo '(while :; do echo "up $(cut -d" " -f1 /proc/uptime) s, load $(cut -d" " -f1-3 /proc/loadavg)"; sleep 30; done) >heartbeat 2>&1 &'
 		for t in $list; do
 			case $t in
-			vm_checks) path=/job/src/tests/vm/vm_checks.sh ;;
+			vm_*) path=/job/src/tests/vm/$t.sh ;;
 			*) path=/job/src/tests/integration/$t.sh ;;
 			esac
 			echo "echo \"$t: started\"; s=\$SECONDS"
@@ -87,12 +100,12 @@ for cpus in $VM_JOBS; do
 		done
 	} >"$job/job.sh"
 	chmod +x "$job/job.sh"
-	limit=${VM_TIMEOUT:-$([ "$cpus" = 4 ] && echo 1500 || echo 900)}
-	bash "$here/guest_run.sh" "$guest" "$job" "$cpus" "$limit"
+	limit=${VM_TIMEOUT:-$([ "$name" = 4 ] && echo 1500 || echo 900)}
+	VM_TCG_THREAD=$thread bash "$here/guest_run.sh" "$guest" "$job" "$cpus" "$limit"
 	jrc=$?
 	sed 's/^/  /' "$job/console.log" 2>/dev/null
 	if [ "$jrc" -ne 0 ]; then
-		echo "check-vm: job $cpus: the guest run failed ($jrc); heartbeat (last 5):"
+		echo "check-vm: job $name: the guest run failed ($jrc); heartbeat (last 5):"
 		tail -5 "$job/heartbeat" 2>/dev/null | sed 's/^/    /'
 		# the test it was in: how far it got
 		for t in $list; do
@@ -112,7 +125,7 @@ for cpus in $VM_JOBS; do
 		fi
 		# automake's own TAP driver, fed the saved output: the same PASS,
 		# FAIL, SKIP and ERROR rules as make check.
-		env AM_TAP_AWK=awk bash "$top_srcdir/build-aux/tap-driver.sh" --test-name "vm$cpus/$t" \
+		env AM_TAP_AWK=awk bash "$top_srcdir/build-aux/tap-driver.sh" --test-name "vm$name/$t" \
 			--log-file "$out.log" --trs-file "$out.trs" --color-tests no \
 			--enable-hard-errors yes --expect-failure no -- \
 			bash -c 'cat "$1"; exit "$2"' _ "$job/results/$t.log" "$rc" >"$out.summary"
@@ -131,7 +144,7 @@ for cpus in $VM_JOBS; do
 		pass=$((pass + p))
 		fail=$((fail + f + s))
 	done
-	echo "check-vm: job $cpus vCPUs: $pass passed, $fail failed"
+	echo "check-vm: job $name ($cpus vCPUs, TCG $thread): $pass passed, $fail failed"
 	total_pass=$((total_pass + pass))
 	total_fail=$((total_fail + fail))
 	[ "$fail" -eq 0 ] || status=1

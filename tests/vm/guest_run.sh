@@ -16,7 +16,8 @@ job=$2 cpus=$3 limit=$4
 rm -f "$job/status" "$job/console.log"
 
 # VM_TCG_THREAD=single runs every vCPU in one host thread (qemu's
-# thread=single) instead of one each (multi, the default).
+# thread=single) instead of one each (multi, the default): the guest's
+# trace events freeze it under multi (check_vm.sh, job "trace").
 accel=tcg,thread=${VM_TCG_THREAD:-multi}
 if [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo; then
 	accel=kvm
