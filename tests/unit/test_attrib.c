@@ -799,10 +799,22 @@ static void idle_state_case(const char *name, bool entry)
 {
 	struct fixture *f = load("idle-noanchor.events");
 	struct attrib_result r;
-	struct trace_ev in_ev = { .ts = 13156276940000ull, .cpu = 1, .type = TEV_IDLE, .arg = 1,
-				  .pid = -1, .pid2 = -1, .prio = -1, .prio2 = -1 };
-	struct trace_ev out_ev = { .ts = 13156280474000ull, .cpu = 1, .type = TEV_IDLE,
-				   .arg = TEV_IDLE_EXIT, .pid = -1, .pid2 = -1, .prio = -1, .prio2 = -1 };
+	struct trace_ev in_ev = { .ts = 13156276940000ull,
+				  .cpu = 1,
+				  .type = TEV_IDLE,
+				  .arg = 1,
+				  .pid = -1,
+				  .pid2 = -1,
+				  .prio = -1,
+				  .prio2 = -1 };
+	struct trace_ev out_ev = { .ts = 13156280474000ull,
+				   .cpu = 1,
+				   .type = TEV_IDLE,
+				   .arg = TEV_IDLE_EXIT,
+				   .pid = -1,
+				   .pid2 = -1,
+				   .prio = -1,
+				   .prio2 = -1 };
 	size_t k;
 
 	if (!f)
@@ -829,8 +841,9 @@ static void idle_state_case(const char *name, bool entry)
 	       !strcmp(r.cause, entry ? "idle:1" : "idle:?") && !task0,
 	   "%s: the exit from idle %s, 3302217 ns, the idle task never a task (rc %d, status %d, "
 	   "cause %s, c0 kind %d id %u ns %llu, idle task as a task: %d)",
-	   name, entry ? "state 1" : "(state unknown)", rc, r.status, r.cause, r.n ? r.c[0].kind : -1,
-	   r.n ? r.c[0].id : 0, r.n ? (unsigned long long)r.c[0].ns : 0ull, task0);
+	   name, entry ? "state 1" : "(state unknown)", rc, r.status, r.cause,
+	   r.n ? (int)r.c[0].kind : -1, r.n ? r.c[0].id : 0,
+	   r.n ? (unsigned long long)r.c[0].ns : 0ull, task0);
 	free(f);
 }
 
