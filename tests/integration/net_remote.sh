@@ -151,8 +151,10 @@ if [ $have6 -eq 1 ]; then
 	inB "$RTSOAK" run --probes "net:target=[$IP6_A]:47199,net:target=$IP_A:47199" --cpus 0 \
 		--duration 1s -q -o v6.json 2>err4
 	ok $? "IPv6 and IPv4 targets in one run exit 0 ($(head -c 300 err4))"
-	[ "$(jget v6.json "[x['counters']['received'] > 500 for x in r['results']]")" = '[true, true]' ]
-	ok $? "both families answered by the one reflector (received $(rtt v6.json received))"
+	# Answered: at least half of what each sent (not a count: under qemu
+	# TCG a 1 s run sent ~200 in all, not 1000).
+	[ "$(jget v6.json "[x['counters']['received'] * 2 >= x['counters']['sent'] > 0 for x in r['results']]")" = '[true, true]' ]
+	ok $? "both families answered by the one reflector (received $(rtt v6.json received) of sent $(rtt v6.json sent))"
 	stop_reflector "$refl3"
 else
 	for i in 1 2 3; do ok 0 "IPv6 # SKIP cannot add IPv6 addresses to the veth pair"; done
