@@ -33,7 +33,9 @@
  *   histogram         {"us": count} of the non-empty 1 us rows from 0 to the max, at most
  *                     RTTESTS_ROWS_MAX rows, placed as histogram_text.c places them (within
  *                     0.26 us below 131 us); samples beyond the rows are left out of it, and
- *                     cycles minus its total is the overflow count, as in cyclictest's file
+ *                     cycles minus its total is the overflow count, as in cyclictest's file;
+ *                     `rtsoak cyclictest` asks for cyclictest's rows: 0 to US-1 with -h US,
+ *                     none ({}) without -h (rttests_json_write_rows)
  *   cpu               the CPU; node its NUMA node when the machine has one node, else -1
  *                     (cyclictest's "not bound to a node"): the report keeps no per-CPU node
  * A CPU without samples writes cycles 0, min 0, max 0 and avg 0.00 (cyclictest writes -nan,
@@ -59,7 +61,8 @@ struct rt_out {
 	const struct report *r;
 	const struct report_result **t;
 	size_t n;
-	int node; /* every thread's, or -1 */
+	int node;  /* every thread's, or -1 */
+	long rows; /* histogram rows: -1 up to the max (RTTESTS_ROWS_MAX), else exactly these */
 };
 
 static int by_cpu(const void *a, const void *b)
@@ -124,10 +127,13 @@ static int put_thread(FILE *f, const struct rt_out *o, size_t i)
 	const struct report_result *res = o->t[i];
 	uint64_t max_us = res->count ? res->max / 1000 : 0, total = 0, overflow = 0;
 	size_t nrows = max_us + 1 < RTTESTS_ROWS_MAX ? (size_t)max_us + 1 : RTTESTS_ROWS_MAX;
-	uint64_t *rows = calloc(nrows, sizeof(*rows));
+	uint64_t *rows;
 	bool first = true;
 	int rc;
 
+	if (o->rows >= 0)
+		nrows = (size_t)o->rows; /* cyclictest -h US: its rows; none without -h */
+	rows = calloc(nrows ? nrows : 1, sizeof(*rows));
 	if (!rows)
 		return -ENOMEM;
 	if (res->count && (rc = histogram_text_rows(res, rows, nrows, &total, &overflow)) < 0) {
@@ -222,7 +228,12 @@ static int only_node(const struct report *r)
 
 int rttests_json_write(const struct report *r, const char *path)
 {
-	struct rt_out o = { .r = r, .node = only_node(r) };
+	return rttests_json_write_rows(r, path, -1);
+}
+
+int rttests_json_write_rows(const struct report *r, const char *path, long rows)
+{
+	struct rt_out o = { .r = r, .node = only_node(r), .rows = rows };
 	int rc;
 
 	if (!(o.t = calloc(r->nresults ? r->nresults : 1, sizeof(*o.t))))
