@@ -399,6 +399,12 @@ static int measured_cpus(const struct ct_opts *c, char *buf, size_t len, long *n
 		cpu = cpuset_next(&pool, cpu + 1);
 		cpuset_set(&cpus, cpu);
 	}
+	/* in cyclictest's terms rather than as rtsoak's --cpus (which checks it again) */
+	if (cpuset_online(&pool) == 0 && (cpu = cpuset_first_missing(&cpus, &pool)) >= 0) {
+		char online[256];
+		cpuset_format(&pool, online, sizeof(online));
+		return ct_bad("-a", "CPU %d is not online (online: %s)", cpu, online);
+	}
 	cpuset_format(&cpus, buf, len);
 	*nthreads = n;
 	return -1;
