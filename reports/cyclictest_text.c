@@ -4,7 +4,8 @@
  * rtsoak run unchanged.
  *
  * The widths are cyclictest 2.4's print_stat(): "T:%2d (%5d) P:%2d I:%ld
- * C:%7lu Min:%7ld Act:%5ld Avg:%5ld Max:%8ld".  What differs, because the
+ * C:%7lu Min:%7ld Act:%5ld Avg:%5ld Max:%8ld" (with -N, in ns: Act:%8ld
+ * Avg:%8ld).  What differs, because the
  * report does not hold it:
  *   (PID)  rtsoak's process id, not the measuring thread's
  *   Act    the last sample is not kept: the mean, as Avg
@@ -22,8 +23,9 @@
 #include "views.h"
 
 void cyclictest_text_print(const struct report *r, FILE *out, int pid, int priority,
-			   long interval_us)
+			   long interval_us, bool nsecs)
 {
+	uint64_t unit = nsecs ? 1 : 1000;
 	int last = -1; /* CPU order without sorting: the next larger CPU each time */
 	unsigned n = 0;
 
@@ -40,12 +42,13 @@ void cyclictest_text_print(const struct report *r, FILE *out, int pid, int prior
 		if (!next)
 			return;
 		last = next->cpu;
-		uint64_t mean = next->count ? next->mean / 1000 : 0;
+		uint64_t mean = next->count ? next->mean / unit : 0;
+		int w = nsecs ? 8 : 5; /* cyclictest -N widens Act and Avg */
 		fprintf(out,
-			"T:%2u (%5d) P:%2d I:%ld C:%7" PRIu64 " Min:%7" PRIu64 " Act:%5" PRIu64
-			" Avg:%5" PRIu64 " Max:%8" PRIu64 "\n",
+			"T:%2u (%5d) P:%2d I:%ld C:%7" PRIu64 " Min:%7" PRIu64 " Act:%*" PRIu64
+			" Avg:%*" PRIu64 " Max:%8" PRIu64 "\n",
 			n++, pid, priority, interval_us, next->count,
-			next->count ? next->min / 1000 : 0, mean, mean,
-			next->count ? next->max / 1000 : 0);
+			next->count ? next->min / unit : 0, w, mean, w, mean,
+			next->count ? next->max / unit : 0);
 	}
 }

@@ -113,7 +113,8 @@ const struct cmdopt cyclictest_cmdopts[] = {
 	  NULL },
 	{ "clock", 'c', 'c', "CLOCK", "0 (CLOCK_MONOTONIC, rtsoak's); 1: exit 2", CMDOPT_NONE,
 	  NULL },
-	{ "nsecs", 'N', 'N', NULL, REFUSED " (microseconds only)", CMDOPT_NONE, NULL },
+	{ "nsecs", 'N', 'N', NULL, "values in ns (the T: lines, --json); with -h: exit 2",
+	  CMDOPT_NONE, NULL },
 	{ "aligned", 'A', 'A', "USEC", REFUSED, CMDOPT_NONE, NULL },
 	{ "breaktrace", 'b', 'b', "USEC", REFUSED " (rtsoak run --trace explains spikes)",
 	  CMDOPT_NONE, NULL },
@@ -162,6 +163,7 @@ struct ct_opts {
 	const char *histfile, *json, *rtsoak_output, *mainaffinity;
 	long latency; /* -1: --default-system */
 	bool quiet;
+	bool nsecs; /* -N */
 };
 
 /* A one-line usage error: "cyclictest: OPTION: why". */
@@ -307,6 +309,9 @@ static int parse_one(struct ct_opts *c, int opt, int argc, char **argv)
 	case 'q':
 		c->quiet = true;
 		return -1;
+	case 'N':
+		c->nsecs = true;
+		return -1;
 	case 'm': /* rtsoak mlockall()s every run */
 	case 'n': /* clock_nanosleep(TIMER_ABSTIME) is the timer probe */
 	case 'M': /* no live lines to delay or flush */
@@ -429,6 +434,9 @@ static int unhonourable(const struct ct_opts *c, long nthreads)
 	if (!c->priority && !c->policy_fifo && !c->priospread)
 		return ct_bad("-p", "without -p cyclictest measures SCHED_OTHER threads; rtsoak's "
 				    "timer probe runs SCHED_FIFO: give -p PRIO");
+	if (c->nsecs && c->hist)
+		return ct_bad("-N", "with -h: cyclictest's 1 ns rows are finer than rtsoak's "
+				    "histogram buckets; drop -N or -h");
 	if (c->loops && c->duration && strcmp(c->duration, "0"))
 		return ct_bad("-l", "with -D: cyclictest stops at whichever comes first, rtsoak "
 				    "after one of them: give -l or -D");
@@ -479,7 +487,7 @@ static int write_views(const struct ct_opts *c, const char *path, int priority)
 
 	if ((rc = cli_report_read("cyclictest", path, &r)) >= 0)
 		return rc;
-	if (c->json && (rc = rttests_json_write_rows(&r, c->json, (long)c->hist)) < 0) {
+	if (c->json && (rc = rttests_json_write_rows(&r, c->json, (long)c->hist, c->nsecs)) < 0) {
 		rtsoak_error("cyclictest: --json %s: %s", c->json, strerror(-rc));
 		status = EXIT_ENV;
 	}
@@ -492,7 +500,8 @@ static int write_views(const struct ct_opts *c, const char *path, int priority)
 		}
 	}
 	if (!c->hist || c->histfile)
-		cyclictest_text_print(&r, stdout, (int)getpid(), priority, (long)c->interval_us);
+		cyclictest_text_print(&r, stdout, (int)getpid(), priority, (long)c->interval_us,
+				      c->nsecs);
 	report_free(&r);
 	return status;
 }
