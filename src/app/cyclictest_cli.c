@@ -383,12 +383,14 @@ static int measured_cpus(const struct ct_opts *c, char *buf, size_t len, long *n
 	int cpu = -1;
 
 	cpuset_clear(&cpus);
+	if (c->affinity_given && c->smp)
+		rtsoak_error("cyclictest: warning: -a ignored due to --smp"); /* as cyclictest */
 	if (c->affinity && !c->smp) {
 		if (cpuset_parse(&pool, c->affinity, err, sizeof(err)))
 			return ct_bad("-a", "%s", err);
-	} else if (c->affinity_given && !c->smp && c->threads > 0) {
-		cpuset_clear(&pool);
-		for (long i = 0; i < c->threads && i < CPUSET_MAX; i++)
+	} else if (c->affinity_given && !c->smp && n > 0) {
+		cpuset_clear(&pool); /* thread N on CPU N */
+		for (long i = 0; i < n && i < CPUSET_MAX; i++)
 			cpuset_set(&pool, (int)i);
 	} else if (cpuset_allowed(&pool) < 0) {
 		rtsoak_error("cyclictest: cannot read this process's CPU affinity: %s",
