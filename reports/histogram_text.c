@@ -31,7 +31,9 @@
  * cyclictest's -h; samples beyond land in "# Histogram Overflows".  10 ms is
  * far above what an RT system should show, 10000 rows stay under 10 MB with
  * 128 CPUs, and past 10 ms a 1 us row is some 65 times finer than the bucket
- * that fed it anyway.  The max line holds the true max whatever the rows. */
+ * that fed it anyway.  The max line holds the true max whatever the rows.
+ * `rtsoak cyclictest -h US` asks for exactly US rows, as cyclictest prints
+ * them (report_histogram_text_write_rows). */
 #include <config.h>
 
 #include <errno.h>
@@ -61,6 +63,7 @@ struct hist_text {
 	struct hist_col *col;
 	size_t ncol;
 	size_t nrows;
+	bool rows_given; /* the caller's row count (cyclictest -h US), not the max's */
 };
 
 static int by_cpu(const void *a, const void *b)
@@ -175,7 +178,7 @@ static void hist_text_free(struct hist_text *h)
 
 /* -ENODATA: nothing to plot (no results, or a column with samples but no
  * histogram: a cyclictest file written without -h). */
-static int hist_text_build(struct hist_text *h, const struct report *r)
+static int hist_text_build(struct hist_text *h, const struct report *r, size_t rows)
 {
 	uint64_t maxrow = 0;
 	bool seen_untopped = false;
@@ -202,6 +205,9 @@ static int hist_text_build(struct hist_text *h, const struct report *r)
 	}
 	qsort(h->col, h->ncol, sizeof(*h->col), by_cpu);
 	h->nrows = maxrow + 1 < HIST_ROWS_MAX ? (size_t)maxrow + 1 : HIST_ROWS_MAX;
+	h->rows_given = rows > 0;
+	if (rows)
+		h->nrows = rows;
 	h->all_top = false;
 	h->ntop = RECORDER_TOP_MAX;
 	for (size_t i = 0; i < h->ncol; i++) {
@@ -290,8 +296,12 @@ static int hist_text_fill(FILE *f, void *arg)
 	for (size_t i = 0; i < h->ncol; i++)
 		fprintf(f, " %d", h->col[i].res->cpu);
 	fputc('\n', f);
-	fprintf(f, "# rtsoak: rows 0 to %zu us (at most %d); later samples are overflows\n",
-		h->nrows - 1, HIST_ROWS_MAX);
+	if (h->rows_given)
+		fprintf(f, "# rtsoak: rows 0 to %zu us; later samples are overflows\n",
+			h->nrows - 1);
+	else
+		fprintf(f, "# rtsoak: rows 0 to %zu us (at most %d); later samples are overflows\n",
+			h->nrows - 1, HIST_ROWS_MAX);
 	if (h->all_top)
 		fprintf(
 		    f,
@@ -309,8 +319,13 @@ static int hist_text_fill(FILE *f, void *arg)
 
 int report_histogram_text_write(const struct report *r, const char *path)
 {
+	return report_histogram_text_write_rows(r, path, 0);
+}
+
+int report_histogram_text_write_rows(const struct report *r, const char *path, size_t rows)
+{
 	struct hist_text h;
-	int rc = hist_text_build(&h, r);
+	int rc = hist_text_build(&h, r, rows);
 
 	if (rc < 0)
 		return rc;

@@ -33,7 +33,11 @@
  *   histogram         {"us": count} of the non-empty 1 us rows from 0 to the max, at most
  *                     RTTESTS_ROWS_MAX rows, placed as histogram_text.c places them (within
  *                     0.26 us below 131 us); samples beyond the rows are left out of it, and
- *                     cycles minus its total is the overflow count, as in cyclictest's file
+ *                     cycles minus its total is the overflow count, as in cyclictest's file;
+ *                     `rtsoak cyclictest` asks for cyclictest's rows: 0 to US-1 with -h US,
+ *                     none ({}) without -h (rttests_json_write_rows); with -N min, max and
+ *                     avg are in ns, resolution_in_ns 1, and the histogram is {} (1 ns rows
+ *                     would be finer than the buckets: the front end refuses -N with -h)
  *   cpu               the CPU; node its NUMA node when the machine has one node, else -1
  *                     (cyclictest's "not bound to a node"): the report keeps no per-CPU node
  * A CPU without samples writes cycles 0, min 0, max 0 and avg 0.00 (cyclictest writes -nan,
@@ -59,7 +63,9 @@ struct rt_out {
 	const struct report *r;
 	const struct report_result **t;
 	size_t n;
-	int node; /* every thread's, or -1 */
+	int node;   /* every thread's, or -1 */
+	long rows;  /* histogram rows: -1 up to the max (RTTESTS_ROWS_MAX), else exactly these */
+	bool nsecs; /* cyclictest -N: values in ns, resolution_in_ns 1 (and no histogram rows) */
 };
 
 static int by_cpu(const void *a, const void *b)
@@ -124,10 +130,13 @@ static int put_thread(FILE *f, const struct rt_out *o, size_t i)
 	const struct report_result *res = o->t[i];
 	uint64_t max_us = res->count ? res->max / 1000 : 0, total = 0, overflow = 0;
 	size_t nrows = max_us + 1 < RTTESTS_ROWS_MAX ? (size_t)max_us + 1 : RTTESTS_ROWS_MAX;
-	uint64_t *rows = calloc(nrows, sizeof(*rows));
+	uint64_t *rows;
 	bool first = true;
 	int rc;
 
+	if (o->rows >= 0)
+		nrows = (size_t)o->rows; /* cyclictest -h US: its rows; none without -h */
+	rows = calloc(nrows ? nrows : 1, sizeof(*rows));
 	if (!rows)
 		return -ENOMEM;
 	if (res->count && (rc = histogram_text_rows(res, rows, nrows, &total, &overflow)) < 0) {
@@ -143,14 +152,16 @@ static int put_thread(FILE *f, const struct rt_out *o, size_t i)
 	}
 	free(rows);
 	fputs(first ? "}" : "\n      }", f);
-	double avg = res->count ? (double)res->mean / 1000.0 : 0.0;
-	if (avg > (double)max_us)
-		avg = (double)max_us;
+	/* cyclictest -N: min, max and avg in ns, which the report knows exactly */
+	uint64_t unit = o->nsecs ? 1 : 1000, max = res->count ? res->max / unit : 0;
+	double avg = res->count ? (double)res->mean / (double)unit : 0.0;
+	if (avg > (double)max)
+		avg = (double)max;
 	fprintf(f,
 		",\n      \"cycles\": %" PRIu64 ",\n      \"min\": %" PRIu64
 		",\n      \"max\": %" PRIu64 ",\n      \"avg\": %.2f,\n      \"cpu\": %d,\n"
 		"      \"node\": %d\n    }",
-		res->count, res->count ? res->min / 1000 : 0, max_us, avg, res->cpu, o->node);
+		res->count, res->count ? res->min / unit : 0, max, avg, res->cpu, o->node);
 	return 0;
 }
 
@@ -195,8 +206,8 @@ static int fill(FILE *f, void *arg)
 	bad |= put_str(f, sys_str(r, "kernel", "machine"));
 	fprintf(f,
 		",\n    \"realtime\": %d\n  },\n  \"num_threads\": %zu,\n"
-		"  \"resolution_in_ns\": 0,\n  \"thread\": {\n",
-		json_is_integer(rt) && json_integer_value(rt) == 1 ? 1 : 0, o->n);
+		"  \"resolution_in_ns\": %d,\n  \"thread\": {\n",
+		json_is_integer(rt) && json_integer_value(rt) == 1 ? 1 : 0, o->n, o->nsecs ? 1 : 0);
 	for (size_t i = 0; i < o->n; i++)
 		if ((rc = put_thread(f, o, i)) < 0)
 			return rc;
@@ -222,7 +233,14 @@ static int only_node(const struct report *r)
 
 int rttests_json_write(const struct report *r, const char *path)
 {
-	struct rt_out o = { .r = r, .node = only_node(r) };
+	return rttests_json_write_rows(r, path, -1, false);
+}
+
+int rttests_json_write_rows(const struct report *r, const char *path, long rows, bool nsecs)
+{
+	struct rt_out o = {
+		.r = r, .node = only_node(r), .rows = nsecs ? 0 : rows, .nsecs = nsecs
+	};
 	int rc;
 
 	if (!(o.t = calloc(r->nresults ? r->nresults : 1, sizeof(*o.t))))

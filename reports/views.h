@@ -51,6 +51,15 @@ int report_html_write(const struct report *r, const char *path) __attribute__((w
  * the "# Min/Avg/Max Latencies" trailer), for OSADL-style plotting scripts. */
 int report_histogram_text_write(const struct report *r, const char *path)
     __attribute__((warn_unused_result));
+/* The same with rows 0 to rows-1 us whatever the max (cyclictest -h US: its US rows), or as
+ * above for 0.  Samples beyond are the "# Histogram Overflows". */
+int report_histogram_text_write_rows(const struct report *r, const char *path, size_t rows)
+    __attribute__((warn_unused_result));
+/* cyclictest -q's final lines, one per timer result of phase "all" in CPU order:
+ * "T: 0 (PID) P:80 I:1000 C:   1000 Min:      3 Act:    5 Avg:    4 Max:     20" in
+ * cyclictest's widths (cyclictest_text.c says what each field holds here); nsecs: -N's, in ns. */
+void cyclictest_text_print(const struct report *r, FILE *out, int pid, int priority,
+			   long interval_us, bool nsecs);
 /* The 1 us rows of one result's histogram as histogram_text lays them out (its header comment
  * says how samples are placed): rows[0..nrows) are added to, *total gets what went into them,
  * *overflow what lay beyond.  0 or -ENOMEM. */
@@ -60,6 +69,11 @@ int histogram_text_rows(const struct report_result *res, uint64_t *rows, size_t 
  * that cyclictest --json writes (rttests_json.c says what each key holds).  -ENOMSG: the
  * report has no timer results; else 0 or -errno. */
 int rttests_json_write(const struct report *r, const char *path)
+    __attribute__((warn_unused_result));
+/* The same with the histogram rows cyclictest -h US writes: 0 to rows-1 us (0: an empty
+ * histogram, as cyclictest without -h), or up to the max for -1; nsecs: cyclictest -N's file
+ * (values in ns, resolution_in_ns 1, an empty histogram). */
+int rttests_json_write_rows(const struct report *r, const char *path, long rows, bool nsecs)
     __attribute__((warn_unused_result));
 /* One result line per (probe, CPU, statistic) of phase "all" in the result.txt convention of
  * Linaro's test-definitions ("timer-cpu0-max-latency pass 23.456 us"; lava.c).  0 or -errno. */

@@ -213,6 +213,9 @@ static const struct command {
 	  CMDOPT_FILE },
 	{ "probes", cmd_probes, NULL, "list the probes", help_only, CMDOPT_NONE },
 	{ "loads", cmd_loads, NULL, "list the loads and their options", help_only, CMDOPT_NONE },
+	{ "cyclictest", NULL, cyclictest_main,
+	  "cyclictest's options and outputs, measured by rtsoak (also as a symlink)",
+	  cyclictest_cmdopts, CMDOPT_NONE },
 	{ "reflect", reflect_main, NULL, "UDP echo server for net:target= round trips",
 	  reflect_cmdopts, CMDOPT_NONE },
 	{ "help", cmd_help, NULL, "this help, or a command's: rtsoak help COMMAND", help_only,
@@ -359,5 +362,12 @@ static int close_stdout(int rc)
 
 int main(int argc, char **argv)
 {
+	const char *base = argc > 0 ? strrchr(argv[0], '/') : NULL;
+
+	/* A symlink named cyclictest (issue 19): the whole command line is
+	 * cyclictest's. */
+	base = base ? base + 1 : argc > 0 ? argv[0] : "";
+	if (!strcmp(base, "cyclictest"))
+		return close_stdout(cyclictest_main(argc, argv, argc, argv));
 	return close_stdout(dispatch(argc, argv));
 }

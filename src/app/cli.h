@@ -149,6 +149,11 @@ int fleet_cli_main(char **files, int nfiles, bool text, const char *html, const 
 /* rtsoak check: the tuning checks without measuring (app/check_cli.c). */
 int check_cli_main(int argc, char **argv);
 int compare_main(int argc, char **argv);
+/* rtsoak cyclictest (and rtsoak run as `cyclictest`): cyclictest's command line, measured by
+ * the timer probe, written as cyclictest writes it (app/cyclictest_cli.c); full_argv is the
+ * command line as typed, which the report and the --json "cmdline:" record. */
+int cyclictest_main(int argc, char **argv, int full_argc, char **full_argv);
+extern const struct cmdopt cyclictest_cmdopts[];
 
 /* `rtsoak loads`: every load, its options and whether it can run here. */
 void cli_list_loads(FILE *out);
