@@ -133,15 +133,22 @@ cp -r good esc && rm -r esc/sys/kernel/mm && mkdir -p esc/inner/kernel/mm &&
 statuses esc | grep -qx "mm.thp warn"
 ok $? "an absolute symlink in a fixture resolves inside the fixture"
 
-# The live machine.
+# The live machine.  Every check returns a status, and none takes more than
+# a few ms (issue 16): the time of `check` beyond that of a process that
+# checks nothing (`version`: start-up, and the sanitizers' when built with
+# them) is at most 5 ms a check (a distcheck under ASan on a busy machine
+# took 111 ms for the whole process, 24 checks).
 t0=$(date +%s%N)
+"$RTSOAK" version >/dev/null
+t1=$(date +%s%N)
 "$RTSOAK" check --json >live.json
 rc=$?
-t1=$(date +%s%N)
-ms=$(((t1 - t0) / 1000000))
+t2=$(date +%s%N)
+base=$(((t1 - t0) / 1000000))
+ms=$(((t2 - t1) / 1000000 - base))
 n=$("$PYTHON3" -c 'import json,sys; c=json.load(open("live.json"))["checks"]; print(len([x for x in c if x["status"] in ("pass","info","warn","fail","unknown")]))')
-[ $rc -eq 0 ] && [ "$n" -ge 20 ] && [ $ms -lt 50 ]
-ok $? "live machine: $n checks with a status in $ms ms (whole process, < 50)"
+[ $rc -eq 0 ] && [ "$n" -ge 20 ] && [ $ms -le $((n * 5 * RTSOAK_TIME_SCALE)) ]
+ok $? "live machine: $n checks with a status in $ms ms beyond a process that checks nothing ($base ms; at most 5 ms a check)"
 
 "$PYTHON3" - "$top_srcdir/docs" live.json <<'PY'
 import json, sys
