@@ -33,7 +33,6 @@ struct sweep {
 	const struct attrib_input *in;
 	uint64_t lo, hi;    /* [deadline, wake] */
 	uint64_t irq_start; /* the probe's timer IRQ began (NONE: unknown) */
-	bool idle_traced;   /* the window has power:cpu_idle events at all */
 	struct attrib_contrib acc[ATTRIB_ACC];
 	unsigned nacc;
 	/* the timeline, contrib = index into acc until the end */
@@ -46,9 +45,9 @@ struct sweep {
 	bool known;
 	int32_t pid, prio;
 	const char *comm;
-	/* power:cpu_idle: in an idle state; the state it is in or last left,
-	 * when an entry named it (idle_named) */
-	bool idle, idle_named;
+	/* power:cpu_idle: the state the CPU is in or last left, when an
+	 * entry named it (idle_named) */
+	bool idle_named;
 	uint32_t idle_state;
 	/* a switch the trace does not hold (see fix_plan): after event
 	 * fix_after the task is fix->pid2 */
@@ -349,8 +348,7 @@ static void step(struct sweep *s, const struct trace_ev *e, uint64_t *t)
 		pop(s, exit_kind(e->type), e->arg, e->name, e->ts, e->ts);
 		break;
 	case TEV_IDLE:
-		s->idle = e->arg != TEV_IDLE_EXIT;
-		if (s->idle) {
+		if (e->arg != TEV_IDLE_EXIT) {
 			s->idle_state = e->arg;
 			s->idle_named = true;
 		}
@@ -724,12 +722,6 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 
 		if (!mine(in, e))
 			continue;
-		/* The first power:cpu_idle an exit: the CPU was in an idle
-		 * state since before the window, which one unknown. */
-		if (e->type == TEV_IDLE && !s.idle_traced)
-			s.idle = e->arg == TEV_IDLE_EXIT;
-		if (e->type == TEV_IDLE)
-			s.idle_traced = true;
 		if (e->type == TEV_SWITCH && !first_sw)
 			first_sw = e;
 	}
