@@ -82,6 +82,22 @@ int util_read_file(const char *path, char *buf, size_t len)
 	return (int)n;
 }
 
+int util_grow(void *arr, size_t n, size_t size)
+{
+	void **p = arr;
+
+	if (n && (n & (n - 1)))
+		return 0; /* not a power of two: there is room */
+	size_t cap = n ? n * 2 : 1;
+	if (cap < n || cap > SIZE_MAX / size)
+		return -ENOMEM;
+	void *grown = realloc(*p, cap * size);
+	if (!grown)
+		return -ENOMEM;
+	*p = grown;
+	return 0;
+}
+
 uint64_t util_now_ns(clockid_t clk)
 {
 	struct timespec ts;

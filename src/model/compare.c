@@ -27,14 +27,12 @@ static int add_str(char ***v, size_t *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int add_str(char ***v, size_t *n, const char *fmt, ...)
 {
-	char **a = realloc(*v, (*n + 1) * sizeof(**v));
 	va_list ap;
 
-	if (!a)
+	if (util_grow(v, *n, sizeof(**v)))
 		return -ENOMEM;
-	*v = a;
 	va_start(ap, fmt);
-	int rc = vasprintf(&a[*n], fmt, ap);
+	int rc = vasprintf(&(*v)[*n], fmt, ap);
 	va_end(ap);
 	if (rc < 0)
 		return -ENOMEM;
@@ -133,12 +131,11 @@ static int match_causes(struct compare_match *m, const struct report *ra, const 
 static int add_match(struct comparison *c, const struct report_result *a,
 		     const struct report_result *b, bool aggregate)
 {
-	struct compare_match *v = realloc(c->m, (c->n + 1) * sizeof(*v)), *m;
+	struct compare_match *m;
 
-	if (!v)
+	if (util_grow(&c->m, c->n, sizeof(*c->m)))
 		return -ENOMEM;
-	c->m = v;
-	m = &v[c->n++];
+	m = &c->m[c->n++];
 	memset(m, 0, sizeof(*m));
 	m->a = a;
 	m->b = b;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "fleet.h"
+#include "util.h"
 
 static bool is_part(const char *probe)
 {
@@ -158,15 +159,14 @@ static const char *phase_of(const struct report *r, const struct report_result *
 
 int fleet_add(struct fleet *f, const struct report *r, const char *file)
 {
-	struct fleet_row *v = realloc(f->rows, (f->nrows + 1) * sizeof(*v)), *row;
+	struct fleet_row *row;
 	const struct report_result *worst = NULL;
 	size_t ncpu = 0;
 	int rc;
 
-	if (!v)
+	if (util_grow(&f->rows, f->nrows, sizeof(*f->rows)))
 		return -ENOMEM;
-	f->rows = v;
-	row = &v[f->nrows];
+	row = &f->rows[f->nrows];
 	memset(row, 0, sizeof(*row));
 	row->order = f->nrows++; /* freed with the fleet whatever fails below */
 	row->duration_ns = r->duration_ns;

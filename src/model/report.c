@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "util.h"
 
 const double report_pct[REPORT_NPCT] = { 50, 90, 99, 99.9, 99.99, 99.999 };
 const char *const report_pct_key[REPORT_NPCT] = {
@@ -38,14 +39,12 @@ int report_status_parse(const char *name, enum report_status *out)
 
 int report_warn(struct report *r, const char *fmt, ...)
 {
-	char **w = realloc(r->warnings, (r->nwarnings + 1) * sizeof(*w));
 	va_list ap;
 
-	if (!w)
+	if (util_grow(&r->warnings, r->nwarnings, sizeof(*r->warnings)))
 		return -ENOMEM;
-	r->warnings = w;
 	va_start(ap, fmt);
-	int n = vasprintf(&w[r->nwarnings], fmt, ap);
+	int n = vasprintf(&r->warnings[r->nwarnings], fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return -ENOMEM;
@@ -58,12 +57,10 @@ struct report_result *report_add_result(struct report *r, bool aggregate, const 
 {
 	struct report_result **arr = aggregate ? &r->aggregates : &r->results;
 	size_t *n = aggregate ? &r->naggregates : &r->nresults;
-	struct report_result *grown = realloc(*arr, (*n + 1) * sizeof(**arr));
 
-	if (!grown)
+	if (util_grow(arr, *n, sizeof(**arr)))
 		return NULL;
-	*arr = grown;
-	struct report_result *res = &grown[*n];
+	struct report_result *res = &(*arr)[*n];
 	memset(res, 0, sizeof(*res));
 	res->cpu = cpu;
 	res->probe = strdup(probe);
@@ -209,12 +206,11 @@ int report_build_aggregates(struct report *r)
 
 struct report_series *report_add_series(struct report *r, const char *probe, int cpu)
 {
-	struct report_series *a = realloc(r->series, (r->nseries + 1) * sizeof(*a)), *s;
+	struct report_series *s;
 
-	if (!a)
+	if (util_grow(&r->series, r->nseries, sizeof(*r->series)))
 		return NULL;
-	r->series = a;
-	s = &a[r->nseries];
+	s = &r->series[r->nseries];
 	memset(s, 0, sizeof(*s));
 	s->cpu = cpu;
 	if (!(s->probe = strdup(probe)))

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <errno.h>
+#include <malloc.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -85,6 +86,35 @@ static ssize_t read_back(size_t len, size_t hint, size_t max, bool cut, bool *sa
 
 /* FIPS 180-4's examples: empty, one block, and the 56-byte message whose
  * padding takes a second block. */
+/* util_grow: element n is always writable after the call (the allocator's
+ * usable size, so that ASan builds check it too), the array is reallocated
+ * only at powers of two, and a capacity that would overflow is -ENOMEM with
+ * the array untouched. */
+static void test_grow(void)
+{
+	uint32_t *v = NULL;
+	size_t bad = 0, ahead = 0;
+
+	for (size_t n = 0; n < 100000; n++) {
+		if (util_grow(&v, n, sizeof(*v))) {
+			bad++;
+			break;
+		}
+		bad += malloc_usable_size(v) < (n + 1) * sizeof(*v);
+		v[n] = (uint32_t)n;
+		if (n == 65536)
+			ahead = malloc_usable_size(v) / sizeof(*v);
+	}
+	ok(!bad && v[99999] == 99999 && v[0] == 0, "grow_makes_room_for_every_appended_element");
+	ok(ahead >= 131072, "grow_doubles_ahead_of_need (room for %zu at 65537)", ahead);
+	uint32_t *keep = v;
+	ok(util_grow(&v, 100001, sizeof(*v)) == 0 && v == keep,
+	   "grow_between_powers_of_two_leaves_the_array_alone");
+	ok(util_grow(&v, (SIZE_MAX >> 1) + 1, sizeof(*v)) == -ENOMEM && v == keep,
+	   "grow_past_size_max_is_enomem_and_keeps_the_array");
+	free(v);
+}
+
 static void test_sha256(void)
 {
 	static const struct {
@@ -115,8 +145,9 @@ int main(void)
 			   "b";
 	const char *want = "a\\x1b]0;t\\x07\\x1b[2J\\x7f\\u009bb";
 
-	tap_plan(23);
+	tap_plan(27);
 	test_sha256();
+	test_grow();
 	ok(esc_is(evil, 256, want), "escape_turns_c0_del_and_c1_into_text");
 	ok(esc_is("1\n2\t3\r", 256, "1\\n2\\t3\\r"), "escape_names_newline_tab_and_return");
 	ok(esc_is("caf\xc3\xa9 \\ ok", 256, "caf\xc3\xa9 \\ ok"),
