@@ -174,7 +174,7 @@ static int cmd_version(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
-	printf("rtsoak %s\n", PACKAGE_VERSION);
+	cli_version(stdout);
 	return EXIT_OK;
 }
 

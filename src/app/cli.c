@@ -24,6 +24,7 @@
 #include "sysinfo.h"
 #include "util.h"
 #include "views.h"
+#include "git_rev.h"
 
 #define DEFAULT_INTERVAL_NS (1 * NSEC_PER_MSEC)
 #define MIN_INTERVAL_NS (1 * NSEC_PER_USEC)
@@ -892,6 +893,14 @@ static bool cyclictest_h(const struct cli_parse *p)
 }
 
 /* --help, --version and getopt's errors: the last group takes every option. */
+void cli_version(FILE *out)
+{
+	fprintf(out, "rtsoak %s", PACKAGE_VERSION);
+	if (RTSOAK_GIT_REV[0])
+		fprintf(out, " (git %s)", RTSOAK_GIT_REV);
+	fputc('\n', out);
+}
+
 static int opt_other(struct cli_parse *p, int opt, const char *optname)
 {
 	(void)optname;
@@ -902,7 +911,7 @@ static int opt_other(struct cli_parse *p, int opt, const char *optname)
 		cli_usage(stdout);
 		return EXIT_OK;
 	case 'V':
-		printf("rtsoak %s\n", PACKAGE_VERSION);
+		cli_version(stdout);
 		return EXIT_OK;
 	case ':':
 		rtsoak_error("%s needs a value (see rtsoak --help)", p->argv[optind - 1]);

@@ -126,6 +126,9 @@ int cli_parse_run(struct run_config *cfg, int argc, char **argv);
 /* The same for `rtsoak ab` (adds --rounds and --round-duration, needs --set). */
 int cli_parse_ab(struct run_config *cfg, int argc, char **argv);
 void cli_usage(FILE *out);
+/* "rtsoak VERSION", with " (git REV)" when built from a git tree: the one
+ * version line of `rtsoak version` and `rtsoak --version`. */
+void cli_version(FILE *out);
 /* The option tables (cmdopt.h) that parse each command, print its --help
  * and feed the completion: run and ab share one (the probes' aliases
  * included), report, compare and check have their own. */
