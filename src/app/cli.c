@@ -24,7 +24,7 @@
 #include "sysinfo.h"
 #include "util.h"
 #include "views.h"
-#include "git_rev.h"
+#include <git_rev.h> /* made by make (Makefile.am), like config.h */
 
 #define DEFAULT_INTERVAL_NS (1 * NSEC_PER_MSEC)
 #define MIN_INTERVAL_NS (1 * NSEC_PER_USEC)
