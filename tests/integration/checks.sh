@@ -136,16 +136,25 @@ ok $? "an absolute symlink in a fixture resolves inside the fixture"
 # The live machine.  Every check returns a status, and none takes more than
 # a few ms (issue 16): the time of `check` beyond that of a process that
 # checks nothing (`version`: start-up, and the sanitizers' when built with
-# them) is at most 5 ms a check (a distcheck under ASan on a busy machine
-# took 111 ms for the whole process, 24 checks).
-t0=$(date +%s%N)
-"$RTSOAK" version >/dev/null
-t1=$(date +%s%N)
+# them) is at most 5 ms a check.  Best of 3 each: other work on the machine
+# only adds time (a distcheck under ASan beside other builds took 204 ms
+# beyond `version` for 24 checks once, 20 ms on its own).
+best_ms() {
+	local best='' t0 t1 _
+	for _ in 1 2 3; do
+		t0=$(date +%s%N)
+		"$@" >/dev/null || return 1
+		t1=$(date +%s%N)
+		t1=$(((t1 - t0) / 1000000))
+		[ -z "$best" ] || [ "$t1" -lt "$best" ] && best=$t1
+	done
+	echo "$best"
+}
+base=$(best_ms "$RTSOAK" version)
 "$RTSOAK" check --json >live.json
 rc=$?
-t2=$(date +%s%N)
-base=$(((t1 - t0) / 1000000))
-ms=$(((t2 - t1) / 1000000 - base))
+all=$(best_ms "$RTSOAK" check --json)
+ms=$((${all:-999999} - ${base:-0}))
 n=$("$PYTHON3" -c 'import json,sys; c=json.load(open("live.json"))["checks"]; print(len([x for x in c if x["status"] in ("pass","info","warn","fail","unknown")]))')
 [ $rc -eq 0 ] && [ "$n" -ge 20 ] && [ $ms -le $((n * 5 * RTSOAK_TIME_SCALE)) ]
 ok $? "live machine: $n checks with a status in $ms ms beyond a process that checks nothing ($base ms; at most 5 ms a check)"
