@@ -120,7 +120,35 @@ static int page_index(struct html_page *pg)
 		if (strcmp(res->phase, "all") && !html_listed(pg->phases, pg->nphases, res->phase))
 			pg->phases[pg->nphases++] = res->phase;
 	}
+	pg->ncpus = report_cpu_count(r);
+	pg->many = pg->ncpus > REPORT_MANY_CPUS;
+	if (!pg->many)
+		return 0;
+	pg->worst = calloc(pg->nprobes + 1, sizeof(*pg->worst));
+	pg->nworst = calloc(pg->nprobes + 1, sizeof(*pg->nworst));
+	if (!pg->worst || !pg->nworst)
+		return -ENOMEM;
+	for (size_t p = 0; p < pg->nprobes; p++) {
+		size_t k =
+		    report_worst_cpus(r, pg->probes[p], "all", pg->worst[p], REPORT_WORST_CPUS);
+		pg->nworst[p] = k < REPORT_WORST_CPUS ? k : REPORT_WORST_CPUS;
+	}
 	return 0;
+}
+
+bool html_drawn(const struct html_page *pg, const char *probe, int cpu)
+{
+	if (!pg->many || cpu == REPORT_CPU_ALL)
+		return true;
+	for (size_t p = 0; p < pg->nprobes; p++) {
+		if (strcmp(pg->probes[p], probe))
+			continue;
+		for (size_t k = 0; k < pg->nworst[p]; k++)
+			if (pg->worst[p][k]->cpu == cpu)
+				return true;
+		return false;
+	}
+	return false;
 }
 
 /* A phase's hue, the same in the bands over time and in the per-phase plot;
@@ -492,7 +520,8 @@ static size_t probe_series(struct html_page *pg, const char *probe, const char *
 
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct report_result *res = &r->results[i];
-		if (strcmp(res->probe, probe) || strcmp(res->phase, phase))
+		if (strcmp(res->probe, probe) || strcmp(res->phase, phase) ||
+		    !html_drawn(pg, probe, res->cpu))
 			continue;
 		html_cpu_key(keys[n], 16, res->cpu);
 		html_cpu_name(labels[n], 24, res->cpu);
@@ -589,6 +618,17 @@ static void put_distribution(struct html_page *pg, const struct dist_plot *d, st
 	}
 }
 
+/* Pages of many CPUs draw the worst only: say so where the lines are. */
+static void many_note(struct html_page *pg)
+{
+	if (pg->many)
+		fprintf(pg->f,
+			" <strong class=\"many\">%zu CPUs: the %d worst of each probe are drawn "
+			"(by max, then p99.9); every CPU is in the <a href=\"#overview\">per-CPU "
+			"overview</a>.</strong>",
+			pg->ncpus, REPORT_WORST_CPUS);
+}
+
 static int put_distributions(struct html_page *pg)
 {
 	static const struct dist_plot histogram = {
@@ -618,15 +658,19 @@ static int put_distributions(struct html_page *pg)
 	      "and one for all CPUs together (bold), over the whole run: the stored "
 	      "log-linear buckets, each 1/128 of its lower bound wide, on a log latency axis "
 	      "(a tail that spans microseconds to milliseconds stays readable) and log counts "
-	      "(a single late sample stays visible).</p>\n",
+	      "(a single late sample stays visible).",
 	      f);
+	many_note(pg);
+	fputs("</p>\n", f);
 	put_distribution(pg, &histogram, s, keys, labels);
 	fputs("<h2 id=\"exceedance\">How often later than x</h2>\n<p class=\"cap\">The "
 	      "fraction of samples at or above each latency (1 − F(x), log scale), per CPU "
 	      "and for all CPUs: read p99 where the line crosses 1 %, p99.99 at 0.01 %. Steps "
 	      "are exact at the bucket bounds; dots are the stored percentiles (those the "
-	      "sample count resolves) and the max.</p>\n",
+	      "sample count resolves) and the max.",
 	      f);
+	many_note(pg);
+	fputs("</p>\n", f);
 	put_distribution(pg, &exceedance, s, keys, labels);
 	free(s);
 	free(keys);
@@ -1008,12 +1052,13 @@ static int put_page(struct html_page *pg)
 		 r->start, report_status_name(r->status));
 	/* Each section's rules only on the pages that have it: older pages stay byte for byte. */
 	char *css = NULL;
-	if (r->attribution || r->checks) {
-		size_t n = strlen(html_why_css) + strlen(html_checks_css) + 1;
+	if (r->attribution || r->checks || pg->many) {
+		size_t n =
+		    strlen(html_why_css) + strlen(html_checks_css) + strlen(html_heatmap_css) + 1;
 		if (!(css = malloc(n)))
 			return -ENOMEM;
-		snprintf(css, n, "%s%s", r->attribution ? html_why_css : "",
-			 r->checks ? html_checks_css : "");
+		snprintf(css, n, "%s%s%s", r->attribution ? html_why_css : "",
+			 r->checks ? html_checks_css : "", pg->many ? html_heatmap_css : "");
 	}
 	svg_page_begin_css(f, title, css);
 	free(css);
@@ -1021,7 +1066,10 @@ static int put_page(struct html_page *pg)
 	put_headline(pg);
 	put_ab(pg); /* an ab report: the verdicts above everything else */
 	put_meta(pg);
-	fputs("<nav><a href=\"#summary\">Summary</a>", f);
+	fputs("<nav>", f);
+	if (pg->many)
+		fputs("<a href=\"#overview\">Per CPU</a>", f);
+	fputs("<a href=\"#summary\">Summary</a>", f);
 	if (r->checks)
 		fputs("<a href=\"#checks\">Checks</a>", f);
 	fputs("<a href=\"#histograms\">Histograms</a><a href=\"#exceedance\">Exceedance</a>", f);
@@ -1034,6 +1082,9 @@ static int put_page(struct html_page *pg)
 	if (json_array_size(json_object_get(json_object_get(r->ab, "comparison"), "matches")))
 		fputs("<a href=\"#ab\">A/B verdicts</a>", f);
 	fputs("<a href=\"#details\">Details</a></nav>\n", f);
+	/* Many CPUs: where it was bad, at a glance, before 128 rows of numbers. */
+	if ((rc = html_heatmap_put(pg)))
+		return rc;
 	put_summary(pg);
 	html_checks_put(pg); /* what is wrong with the machine, before the plots it may explain */
 	if ((rc = put_distributions(pg)) || (rc = html_series_put(pg)))
@@ -1057,6 +1108,8 @@ static int fill(FILE *f, void *arg)
 		rc = put_page(&pg);
 	free(pg.probes);
 	free(pg.phases);
+	free(pg.worst);
+	free(pg.nworst);
 	return rc;
 }
 
