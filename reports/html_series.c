@@ -418,11 +418,14 @@ static void series_scan(const struct html_page *pg, struct tfigure *fg)
 
 	for (size_t i = 0; i < r->nseries; i++) {
 		const struct report_series *rs = &r->series[i];
-		if (strcmp(rs->probe, fg->probe) || !html_drawn(pg, rs->probe, rs->cpu))
+		if (strcmp(rs->probe, fg->probe))
 			continue;
-		fg->ss[fg->m++] = rs;
+		/* The time axis spans every CPU's series, drawn or not. */
 		if (rs->n * rs->interval_ns > fg->tp.span)
 			fg->tp.span = rs->n * rs->interval_ns;
+		if (!html_drawn(pg, rs->probe, rs->cpu))
+			continue;
+		fg->ss[fg->m++] = rs;
 		for (size_t k = 0; k < rs->n; k++) {
 			if (!rs->v[k].count)
 				continue;

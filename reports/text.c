@@ -482,10 +482,10 @@ static void spikes_print(const struct report *r, FILE *out, bool compact)
 			causes_print(out, as);
 	}
 	if (hidden)
-		fprintf(out,
-			"not shown: spikes of %zu series without a recurring pattern; --cpu-rows "
-			"all lists them\n",
-			hidden);
+		fprintf(
+		    out,
+		    "not shown: spikes of %zu series, none recurring; --cpu-rows all lists them\n",
+		    hidden);
 }
 
 /* "0.5 s" for short runs; H:MM:SS (as on the progress line) from a minute,
