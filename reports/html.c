@@ -6,8 +6,12 @@
  * spikes, html_series.c); which load hurt which probe (per-phase table and
  * plot); where a network sample spent its time (net.stack against
  * net.wakeup); and, folded away, the system, loads, tweaks and warnings
- * (html_details.c).  This file writes the page in that order, and holds
- * the lookups and text helpers its sections share (html_internal.h).
+ * (html_details.c).  Above REPORT_MANY_CPUS measured CPUs a per-CPU
+ * overview of heat maps comes first (html_heatmap.c) and the plots draw the
+ * REPORT_WORST_CPUS worst CPUs of each probe (html_drawn): 128 overlapping
+ * lines show nothing, and 128 of each plot made a 7 MB page.  This file
+ * writes the page in that order, and holds the lookups and text helpers its
+ * sections share (html_internal.h).
  *
  * Every number is the report's own: percentiles, maxima and histogram
  * buckets as stored (the page never re-derives a statistic that could

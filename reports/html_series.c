@@ -11,7 +11,9 @@
  * maximum of each column, and beyond one spike per column only the highest
  * of each column is drawn, so no maximum disappears.  The caption says
  * so, and each line states what it was drawn from (data-n, data-columns),
- * which tests/html_check.py checks against the report. */
+ * which tests/html_check.py checks against the report.  Above
+ * REPORT_MANY_CPUS CPUs only the worst CPUs' series are drawn (html_drawn),
+ * on axes that span every series; every CPU is in the overview's time map. */
 #include <config.h>
 
 #include <errno.h>

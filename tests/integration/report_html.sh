@@ -27,7 +27,7 @@ no_nonnumbers() {
 	! grep -Eqw 'NaN|nan|Infinity|infinity|inf|-inf' "$1"
 }
 
-plan 50
+plan 52
 cd "$WORK" || exit 1
 
 # --- a plain run (timer and net: the network split), the page written by the run itself
@@ -318,5 +318,29 @@ EOF2
 "$RTSOAK" report evil128.json --html evil128.html && ! grep -q '<b>t' evil128.html &&
 	grep -q '<table class="hm hm-stat" data-probe="&lt;b&gt;t&lt;/b&gt;&amp;&quot;x"' evil128.html
 ok $? "128 CPUs: a probe name with markup is escaped in the overview"
+# A second probe on 40 of the 128 CPUs: a statistics map and worst CPUs of its own.
+"$PYTHON3" - huge128.json two128.json <<'EOF2'
+import copy, json, sys
+r = json.load(open(sys.argv[1]))
+r["results"] += [dict(copy.deepcopy(x), probe="net", max_ns=x["max_ns"] + 7 * x["cpu"])
+                 for x in r["results"] if x["cpu"] < 40]
+r["aggregates"] += [dict(copy.deepcopy(a), probe="net") for a in r["aggregates"]]
+json.dump(r, open(sys.argv[2], "w"))
+EOF2
+"$RTSOAK" report two128.json --html two128.html && check two128.html two128.json &&
+	[ "$(grep -c '<table class="hm hm-stat" data-probe="net" data-cpus="40">' two128.html)" -eq 1 ]
+ok $? "128 CPUs, a second probe on 40 of them: its own statistics map (40 rows) and worst CPUs"
+# An imported cyclictest file of 20 threads without -h: "?" for p99.9 and missed, uncoloured.
+"$PYTHON3" - "$top_srcdir/tests/data/cyclictest-noh.json" ctn20.json <<'EOF2'
+import copy, json, sys
+ct = json.load(open(sys.argv[1]))
+th = list(ct["thread"].values())
+ct["thread"] = {str(i): dict(copy.deepcopy(th[i % len(th)]), cpu=i) for i in range(20)}
+ct["num_threads"] = 20
+json.dump(ct, open(sys.argv[2], "w"))
+EOF2
+"$RTSOAK" report ctn20.json --html ctn20.html && check ctn20.html ctn20.json &&
+	[ "$(grep -c '<td data-stat="p99_9_ns" title="CPU [0-9]*: not recorded">?</td>' ctn20.html)" -eq 20 ]
+ok $? "20 cyclictest threads without -h: the overview says '?' for what the file does not record"
 diag "page sizes: plain $(stat -c %s plain.html), rotate $(stat -c %s rot.html), huge $size, 128 CPUs $size128, compare $(stat -c %s cmp.html) bytes"
 done_testing
