@@ -484,7 +484,7 @@ static void spikes_print(const struct report *r, FILE *out, bool compact)
 	if (hidden)
 		fprintf(
 		    out,
-		    "not shown: spikes of %zu series, none recurring; --cpu-rows all lists them\n",
+		    "not shown: spikes of %zu series, none recurring; rtsoak report --cpu-rows all\n",
 		    hidden);
 }
 
@@ -718,14 +718,15 @@ static void first_seen(size_t *ord, size_t n, size_t *first, int (*cmp)(const vo
 	}
 }
 
-/* "not shown: 120 of 128 timer CPUs (max <= 812.3 us); --cpu-rows all lists them" */
+/* "not shown: 120 timer CPUs (max <= 812.3 us); rtsoak report --cpu-rows all": the
+ * command in full, since the summary at the end of a run prints it too. */
 static void not_shown(FILE *out, const struct text_layout *L, const struct report_result *next,
-		      size_t hidden, size_t total)
+		      size_t hidden)
 {
 	char probe[NAME_BUF], mx[32];
 
 	sgr(out, L->color, SGR_DIM);
-	fprintf(out, "not shown: %zu of %zu %s CPUs", hidden, total,
+	fprintf(out, "not shown: %zu %s CPUs", hidden,
 		util_escape(next->probe, probe, sizeof(probe)));
 	if (next->count) {
 		text_fmt_us(mx, sizeof(mx), next->max);
@@ -733,7 +734,7 @@ static void not_shown(FILE *out, const struct text_layout *L, const struct repor
 	} else {
 		fputs(" (no samples)", out);
 	}
-	fputs("; --cpu-rows all lists them", out);
+	fputs("; rtsoak report --cpu-rows all", out);
 	sgr_off(out, L->color);
 	fputc('\n', out);
 }
@@ -795,7 +796,7 @@ static bool compact_rows(FILE *out, const struct text_layout *L, const struct re
 				for (size_t s = 0; k < e; k++)
 					if (r->results[ord[k]].cpu >= 0 && s++ == shown)
 						break;
-				not_shown(out, L, &r->results[ord[k]], cpus - shown, cpus);
+				not_shown(out, L, &r->results[ord[k]], cpus - shown);
 			}
 			j = e;
 		}
