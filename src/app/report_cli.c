@@ -48,7 +48,7 @@ const struct cmdopt report_cmdopts[] = {
 	{ "color", 0, 'c', "WHEN", "colour in the summary: auto, always or never", CMDOPT_WORDS,
 	  "auto always never" },
 	{ "cpu-rows", 0, 'C', "WHICH",
-	  "the summary's per-CPU rows: auto (the 8 worst above 16 CPUs), all or worst",
+	  "the summary's per-CPU rows: auto, all or worst\n(auto: the 8 worst above 16 CPUs)",
 	  CMDOPT_WORDS, "auto all worst" },
 	{ "help", 'h', 'h', NULL, "this help", CMDOPT_NONE, NULL },
 	{ NULL, 0, 0, NULL, NULL, CMDOPT_NONE, NULL },
