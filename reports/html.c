@@ -7,7 +7,8 @@
  * plot); where a network sample spent its time (net.stack against
  * net.wakeup); and, folded away, the system, loads, tweaks and warnings
  * (html_details.c).  Above REPORT_MANY_CPUS measured CPUs a per-CPU
- * overview of heat maps comes first (html_heatmap.c) and the plots draw the
+ * overview of heat maps comes first (html_heatmap.c), the summary folds its
+ * per-CPU rows under the all-CPU ones, and the plots draw the
  * REPORT_WORST_CPUS worst CPUs of each probe (html_drawn): 128 overlapping
  * lines show nothing, and 128 of each plot made a 7 MB page.  This file
  * writes the page in that order, and holds the lookups and text helpers its
@@ -470,7 +471,7 @@ static void summary_row(struct html_page *pg, const struct report_result *res)
 	fputs("</tr>\n", f);
 }
 
-static void summary_phase(struct html_page *pg, const char *phase, bool heading)
+static void summary_phase(struct html_page *pg, const char *phase, bool heading, bool agg_only)
 {
 	const struct report *r = pg->r;
 
@@ -485,25 +486,41 @@ static void summary_phase(struct html_page *pg, const char *phase, bool heading)
 		}
 		fputs("</th></tr>\n", pg->f);
 	}
-	for (size_t i = 0; i < r->nresults + r->naggregates; i++)
+	for (size_t i = agg_only ? r->nresults : 0; i < r->nresults + r->naggregates; i++)
 		if (!strcmp(html_result_at(r, i)->phase, phase))
 			summary_row(pg, html_result_at(r, i));
 	fputs("</tbody>\n", pg->f);
+}
+
+static void summary_table(struct html_page *pg, const char *id, bool agg_only)
+{
+	fprintf(pg->f,
+		"<table id=\"%s\">\n<thead><tr><th class=\"l\">probe</th><th class=\"l\">CPU</th>"
+		"<th>count</th><th>min (µs)</th><th>p50 (µs)</th><th>p99 (µs)</th><th>p99.9 (µs)"
+		"</th><th>p99.99 (µs)</th><th>max (µs)</th><th>missed</th></tr></thead>\n",
+		id);
+	for (size_t j = 0; j < pg->nphases; j++)
+		summary_phase(pg, pg->phases[j], true, agg_only);
+	summary_phase(pg, "all", pg->nphases > 0, agg_only);
+	fputs("</table>\n", pg->f);
 }
 
 static void put_summary(struct html_page *pg)
 {
 	FILE *f = pg->f;
 
-	fputs("<h2 id=\"summary\">Summary</h2>\n<table id=\"summary-table\">\n<thead><tr>"
-	      "<th class=\"l\">probe</th><th class=\"l\">CPU</th><th>count</th><th>min (µs)</th>"
-	      "<th>p50 (µs)</th><th>p99 (µs)</th><th>p99.9 (µs)</th><th>p99.99 (µs)</th>"
-	      "<th>max (µs)</th><th>missed</th></tr></thead>\n",
-	      f);
-	for (size_t j = 0; j < pg->nphases; j++)
-		summary_phase(pg, pg->phases[j], true);
-	summary_phase(pg, "all", pg->nphases > 0);
-	fputs("</table>\n<p class=\"cap\">Latencies in µs; p99.9: 99.9 % of the samples were at "
+	fputs("<h2 id=\"summary\">Summary</h2>\n", f);
+	/* Many CPUs: hundreds of rows between the overview and the plots; the
+	 * all-CPU rows stay in view, every CPU's are a click away. */
+	if (pg->many) {
+		summary_table(pg, "summary-all", true);
+		fprintf(f, "<details id=\"summary-cpus\"><summary>Every CPU: %zu rows</summary>\n",
+			pg->r->nresults + pg->r->naggregates);
+	}
+	summary_table(pg, "summary-table", false);
+	if (pg->many)
+		fputs("</details>\n", f);
+	fputs("<p class=\"cap\">Latencies in µs; p99.9: 99.9 % of the samples were at "
 	      "or below it (nearest rank, from the histogram, to within 0.4 %; min and max are "
 	      "exact). “all” rows are all CPUs together. ",
 	      f);

@@ -27,7 +27,7 @@ no_nonnumbers() {
 	! grep -Eqw 'NaN|nan|Infinity|infinity|inf|-inf' "$1"
 }
 
-plan 52
+plan 54
 cd "$WORK" || exit 1
 
 # --- a plain run (timer and net: the network split), the page written by the run itself
@@ -285,6 +285,21 @@ print("\n".join(bad))
 sys.exit(bool(bad))
 EOF2
 ok $? "128 CPUs: one statistics map (max, p99.9, missed) and one time map (<= 120 columns), a row per CPU, legends"
+# The summary at 128 CPUs: the all-CPU rows in view (one per phase), every CPU's folded.
+"$PYTHON3" - huge128.html huge128.json <<'EOF2' 2>&1 | sed 's/^/# /'
+import json, re, sys
+page, r = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+top = re.search(r'<table id="summary-all">(.*?)</table>', page, re.S)
+rows = re.findall(r'<tr data-probe="([^"]*)" data-cpu="([^"]*)" data-phase="([^"]*)"', top.group(1)) if top else []
+want = [("timer", "all", p) for p in [x["name"] for x in r["phases"]] + ["all"]]
+fold = re.search(r'<details id="summary-cpus"><summary>Every CPU: ([0-9]+) rows</summary>\n<table id="summary-table">.*?</table>\n</details>', page, re.S)
+n = len(r["results"]) + len(r["aggregates"])
+print("in view %s, want %s; folded %s rows of %d" % (rows, want, fold and fold.group(1), n))
+sys.exit(not (rows == want and fold and int(fold.group(1)) == n))
+EOF2
+ok $? "128 CPUs: the summary shows the all-CPU rows, every CPU's folded (html_check.py checks their numbers)"
+! grep -q -e 'id="summary-all"' -e 'id="summary-cpus"' plain.html
+ok $? "2 CPUs: the summary table as before, nothing folded"
 # No plot draws 128 lines: each draws the 8 worst CPUs and all CPUs together.
 for plot in histogram exceedance timeseries; do
 	n=$(sed -n "/<svg[^>]*data-plot=\"$plot\"/,/<\/svg>/p" huge128.html |
