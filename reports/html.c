@@ -6,8 +6,13 @@
  * spikes, html_series.c); which load hurt which probe (per-phase table and
  * plot); where a network sample spent its time (net.stack against
  * net.wakeup); and, folded away, the system, loads, tweaks and warnings
- * (html_details.c).  This file writes the page in that order, and holds
- * the lookups and text helpers its sections share (html_internal.h).
+ * (html_details.c).  Above REPORT_MANY_CPUS measured CPUs a per-CPU
+ * overview of heat maps comes first (html_heatmap.c), the summary folds its
+ * per-CPU rows under the all-CPU ones, and the plots draw the
+ * REPORT_WORST_CPUS worst CPUs of each probe (html_drawn): 128 overlapping
+ * lines show nothing, and 128 of each plot made a 7 MB page.  This file
+ * writes the page in that order, and holds the lookups and text helpers its
+ * sections share (html_internal.h).
  *
  * Every number is the report's own: percentiles, maxima and histogram
  * buckets as stored (the page never re-derives a statistic that could
@@ -120,7 +125,35 @@ static int page_index(struct html_page *pg)
 		if (strcmp(res->phase, "all") && !html_listed(pg->phases, pg->nphases, res->phase))
 			pg->phases[pg->nphases++] = res->phase;
 	}
+	pg->ncpus = report_cpu_count(r);
+	pg->many = pg->ncpus > REPORT_MANY_CPUS;
+	if (!pg->many)
+		return 0;
+	pg->worst = calloc(pg->nprobes + 1, sizeof(*pg->worst));
+	pg->nworst = calloc(pg->nprobes + 1, sizeof(*pg->nworst));
+	if (!pg->worst || !pg->nworst)
+		return -ENOMEM;
+	for (size_t p = 0; p < pg->nprobes; p++) {
+		size_t k =
+		    report_worst_cpus(r, pg->probes[p], "all", pg->worst[p], REPORT_WORST_CPUS);
+		pg->nworst[p] = k < REPORT_WORST_CPUS ? k : REPORT_WORST_CPUS;
+	}
 	return 0;
+}
+
+bool html_drawn(const struct html_page *pg, const char *probe, int cpu)
+{
+	if (!pg->many || cpu == REPORT_CPU_ALL)
+		return true;
+	for (size_t p = 0; p < pg->nprobes; p++) {
+		if (strcmp(pg->probes[p], probe))
+			continue;
+		for (size_t k = 0; k < pg->nworst[p]; k++)
+			if (pg->worst[p][k]->cpu == cpu)
+				return true;
+		return false;
+	}
+	return false;
 }
 
 /* A phase's hue, the same in the bands over time and in the per-phase plot;
@@ -438,7 +471,7 @@ static void summary_row(struct html_page *pg, const struct report_result *res)
 	fputs("</tr>\n", f);
 }
 
-static void summary_phase(struct html_page *pg, const char *phase, bool heading)
+static void summary_phase(struct html_page *pg, const char *phase, bool heading, bool agg_only)
 {
 	const struct report *r = pg->r;
 
@@ -453,25 +486,41 @@ static void summary_phase(struct html_page *pg, const char *phase, bool heading)
 		}
 		fputs("</th></tr>\n", pg->f);
 	}
-	for (size_t i = 0; i < r->nresults + r->naggregates; i++)
+	for (size_t i = agg_only ? r->nresults : 0; i < r->nresults + r->naggregates; i++)
 		if (!strcmp(html_result_at(r, i)->phase, phase))
 			summary_row(pg, html_result_at(r, i));
 	fputs("</tbody>\n", pg->f);
+}
+
+static void summary_table(struct html_page *pg, const char *id, bool agg_only)
+{
+	fprintf(pg->f,
+		"<table id=\"%s\">\n<thead><tr><th class=\"l\">probe</th><th class=\"l\">CPU</th>"
+		"<th>count</th><th>min (µs)</th><th>p50 (µs)</th><th>p99 (µs)</th><th>p99.9 (µs)"
+		"</th><th>p99.99 (µs)</th><th>max (µs)</th><th>missed</th></tr></thead>\n",
+		id);
+	for (size_t j = 0; j < pg->nphases; j++)
+		summary_phase(pg, pg->phases[j], true, agg_only);
+	summary_phase(pg, "all", pg->nphases > 0, agg_only);
+	fputs("</table>\n", pg->f);
 }
 
 static void put_summary(struct html_page *pg)
 {
 	FILE *f = pg->f;
 
-	fputs("<h2 id=\"summary\">Summary</h2>\n<table id=\"summary-table\">\n<thead><tr>"
-	      "<th class=\"l\">probe</th><th class=\"l\">CPU</th><th>count</th><th>min (µs)</th>"
-	      "<th>p50 (µs)</th><th>p99 (µs)</th><th>p99.9 (µs)</th><th>p99.99 (µs)</th>"
-	      "<th>max (µs)</th><th>missed</th></tr></thead>\n",
-	      f);
-	for (size_t j = 0; j < pg->nphases; j++)
-		summary_phase(pg, pg->phases[j], true);
-	summary_phase(pg, "all", pg->nphases > 0);
-	fputs("</table>\n<p class=\"cap\">Latencies in µs; p99.9: 99.9 % of the samples were at "
+	fputs("<h2 id=\"summary\">Summary</h2>\n", f);
+	/* Many CPUs: hundreds of rows between the overview and the plots; the
+	 * all-CPU rows stay in view, every CPU's are a click away. */
+	if (pg->many) {
+		summary_table(pg, "summary-all", true);
+		fprintf(f, "<details id=\"summary-cpus\"><summary>Every CPU: %zu rows</summary>\n",
+			pg->r->nresults + pg->r->naggregates);
+	}
+	summary_table(pg, "summary-table", false);
+	if (pg->many)
+		fputs("</details>\n", f);
+	fputs("<p class=\"cap\">Latencies in µs; p99.9: 99.9 % of the samples were at "
 	      "or below it (nearest rank, from the histogram, to within 0.4 %; min and max are "
 	      "exact). “all” rows are all CPUs together. ",
 	      f);
@@ -492,7 +541,8 @@ static size_t probe_series(struct html_page *pg, const char *probe, const char *
 
 	for (size_t i = 0; i < r->nresults; i++) {
 		const struct report_result *res = &r->results[i];
-		if (strcmp(res->probe, probe) || strcmp(res->phase, phase))
+		if (strcmp(res->probe, probe) || strcmp(res->phase, phase) ||
+		    !html_drawn(pg, probe, res->cpu))
 			continue;
 		html_cpu_key(keys[n], 16, res->cpu);
 		html_cpu_name(labels[n], 24, res->cpu);
@@ -589,6 +639,17 @@ static void put_distribution(struct html_page *pg, const struct dist_plot *d, st
 	}
 }
 
+/* Pages of many CPUs draw the worst only: say so where the lines are. */
+static void many_note(struct html_page *pg)
+{
+	if (pg->many)
+		fprintf(pg->f,
+			" <strong class=\"many\">%zu CPUs: the %d worst of each probe are drawn "
+			"(by max, then p99.9); every CPU is in the <a href=\"#overview\">per-CPU "
+			"overview</a>.</strong>",
+			pg->ncpus, REPORT_WORST_CPUS);
+}
+
 static int put_distributions(struct html_page *pg)
 {
 	static const struct dist_plot histogram = {
@@ -618,15 +679,19 @@ static int put_distributions(struct html_page *pg)
 	      "and one for all CPUs together (bold), over the whole run: the stored "
 	      "log-linear buckets, each 1/128 of its lower bound wide, on a log latency axis "
 	      "(a tail that spans microseconds to milliseconds stays readable) and log counts "
-	      "(a single late sample stays visible).</p>\n",
+	      "(a single late sample stays visible).",
 	      f);
+	many_note(pg);
+	fputs("</p>\n", f);
 	put_distribution(pg, &histogram, s, keys, labels);
 	fputs("<h2 id=\"exceedance\">How often later than x</h2>\n<p class=\"cap\">The "
 	      "fraction of samples at or above each latency (1 − F(x), log scale), per CPU "
 	      "and for all CPUs: read p99 where the line crosses 1 %, p99.99 at 0.01 %. Steps "
 	      "are exact at the bucket bounds; dots are the stored percentiles (those the "
-	      "sample count resolves) and the max.</p>\n",
+	      "sample count resolves) and the max.",
 	      f);
+	many_note(pg);
+	fputs("</p>\n", f);
 	put_distribution(pg, &exceedance, s, keys, labels);
 	free(s);
 	free(keys);
@@ -1008,12 +1073,13 @@ static int put_page(struct html_page *pg)
 		 r->start, report_status_name(r->status));
 	/* Each section's rules only on the pages that have it: older pages stay byte for byte. */
 	char *css = NULL;
-	if (r->attribution || r->checks) {
-		size_t n = strlen(html_why_css) + strlen(html_checks_css) + 1;
+	if (r->attribution || r->checks || pg->many) {
+		size_t n =
+		    strlen(html_why_css) + strlen(html_checks_css) + strlen(html_heatmap_css) + 1;
 		if (!(css = malloc(n)))
 			return -ENOMEM;
-		snprintf(css, n, "%s%s", r->attribution ? html_why_css : "",
-			 r->checks ? html_checks_css : "");
+		snprintf(css, n, "%s%s%s", r->attribution ? html_why_css : "",
+			 r->checks ? html_checks_css : "", pg->many ? html_heatmap_css : "");
 	}
 	svg_page_begin_css(f, title, css);
 	free(css);
@@ -1021,7 +1087,10 @@ static int put_page(struct html_page *pg)
 	put_headline(pg);
 	put_ab(pg); /* an ab report: the verdicts above everything else */
 	put_meta(pg);
-	fputs("<nav><a href=\"#summary\">Summary</a>", f);
+	fputs("<nav>", f);
+	if (pg->many)
+		fputs("<a href=\"#overview\">Per CPU</a>", f);
+	fputs("<a href=\"#summary\">Summary</a>", f);
 	if (r->checks)
 		fputs("<a href=\"#checks\">Checks</a>", f);
 	fputs("<a href=\"#histograms\">Histograms</a><a href=\"#exceedance\">Exceedance</a>", f);
@@ -1034,6 +1103,9 @@ static int put_page(struct html_page *pg)
 	if (json_array_size(json_object_get(json_object_get(r->ab, "comparison"), "matches")))
 		fputs("<a href=\"#ab\">A/B verdicts</a>", f);
 	fputs("<a href=\"#details\">Details</a></nav>\n", f);
+	/* Many CPUs: where it was bad, at a glance, before 128 rows of numbers. */
+	if ((rc = html_heatmap_put(pg)))
+		return rc;
 	put_summary(pg);
 	html_checks_put(pg); /* what is wrong with the machine, before the plots it may explain */
 	if ((rc = put_distributions(pg)) || (rc = html_series_put(pg)))
@@ -1057,6 +1129,8 @@ static int fill(FILE *f, void *arg)
 		rc = put_page(&pg);
 	free(pg.probes);
 	free(pg.phases);
+	free(pg.worst);
+	free(pg.nworst);
 	return rc;
 }
 

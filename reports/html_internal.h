@@ -26,7 +26,18 @@ struct html_page {
 	const char **phases; /* phase names in first-seen order, "all" left out */
 	size_t nphases;
 	int rc; /* first error (-ENOMEM) */
+	/* More than REPORT_MANY_CPUS measured CPUs (ncpus): the page has the
+	 * per-CPU overview (html_heatmap.c) and its plots draw, per probe, the
+	 * nworst[p] worst CPUs worst[p][] (report_worst_cpus, phase "all"). */
+	bool many;
+	size_t ncpus;
+	const struct report_result *(*worst)[REPORT_WORST_CPUS];
+	size_t *nworst;
 };
+
+/* The overview's colour steps and its most time columns (html_heatmap.c). */
+#define HTML_HEATMAP_LEVELS 8
+#define HTML_HEATMAP_COLUMNS 120
 
 /* A CPU as a data-cpu/data-series key ("0", "all") and for people ("CPU 0",
  * "all CPUs"). */
@@ -39,6 +50,8 @@ bool html_listed(const char **v, size_t n, const char *s);
 /* A string from a path of object keys ("kernel", "release"; b may be NULL),
  * or NULL. */
 const char *html_jstr(json_t *o, const char *a, const char *b);
+/* Is this CPU's line in the plots of probe?  Every CPU's, unless many. */
+bool html_drawn(const struct html_page *pg, const char *probe, int cpu);
 /* A phase's hue, the same in the bands over time and in the per-phase plot. */
 int html_phase_hue(const struct html_page *pg, const char *name);
 
@@ -66,6 +79,12 @@ extern const char html_why_css[];
  * pages that have the section. */
 void html_checks_put(struct html_page *pg);
 extern const char html_checks_css[];
+/* "Per-CPU overview" on pages of more than REPORT_MANY_CPUS CPUs, per probe:
+ * the worst CPUs, a CPU x statistic (max, p99.9, missed) heat map and a CPU x
+ * time heat map of interval maxima (html_heatmap.c); nothing otherwise.
+ * html_heatmap_css: its rules, on pages that have it.  0 or -ENOMEM. */
+int html_heatmap_put(struct html_page *pg);
+extern const char html_heatmap_css[];
 /* "Details": warnings, system snapshot, loads, phases, tweaks, probe
  * counters, ab rounds and the run configuration, folded (html_details.c). */
 void html_details_put(struct html_page *pg);

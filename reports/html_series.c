@@ -11,7 +11,9 @@
  * maximum of each column, and beyond one spike per column only the highest
  * of each column is drawn, so no maximum disappears.  The caption says
  * so, and each line states what it was drawn from (data-n, data-columns),
- * which tests/html_check.py checks against the report. */
+ * which tests/html_check.py checks against the report.  Above
+ * REPORT_MANY_CPUS CPUs only the worst CPUs' series are drawn (html_drawn),
+ * on axes that span every series; every CPU is in the overview's time map. */
 #include <config.h>
 
 #include <errno.h>
@@ -412,15 +414,20 @@ struct tfigure {
 
 /* The probe's series and their extent: the run time they cover (at least
  * the run's) and their interval maxima. */
-static void series_scan(const struct report *r, struct tfigure *fg)
+static void series_scan(const struct html_page *pg, struct tfigure *fg)
 {
+	const struct report *r = pg->r;
+
 	for (size_t i = 0; i < r->nseries; i++) {
 		const struct report_series *rs = &r->series[i];
 		if (strcmp(rs->probe, fg->probe))
 			continue;
-		fg->ss[fg->m++] = rs;
+		/* The time axis spans every CPU's series, drawn or not. */
 		if (rs->n * rs->interval_ns > fg->tp.span)
 			fg->tp.span = rs->n * rs->interval_ns;
+		if (!html_drawn(pg, rs->probe, rs->cpu))
+			continue;
+		fg->ss[fg->m++] = rs;
 		for (size_t k = 0; k < rs->n; k++) {
 			if (!rs->v[k].count)
 				continue;
@@ -523,6 +530,11 @@ static void series_caption(struct html_page *pg, const struct tfigure *fg, const
 	if (fg->patterns)
 		fputs("; ticks along the top mark recurring spikes", f);
 	fputs(". The marked point is each CPU's largest interval maximum.", f);
+	if (pg->many)
+		fprintf(f,
+			" <strong class=\"many\">The %zu worst of %zu CPUs (by max, then p99.9); "
+			"every CPU is in the <a href=\"#overview\">per-CPU overview</a>.</strong>",
+			fg->m, pg->ncpus);
 	if (fg->down)
 		fprintf(f,
 			" <strong>Down-sampled to %zu points</strong> from %zu intervals: where a "
@@ -556,7 +568,7 @@ static int put_timeseries_probe(struct html_page *pg, const char *probe)
 		free(fg.st);
 		return -ENOMEM;
 	}
-	series_scan(r, &fg);
+	series_scan(pg, &fg);
 	fputs("<h3>", f);
 	html_esc(pg, probe);
 	fputs("</h3>\n", f);
@@ -572,12 +584,22 @@ static int put_timeseries_probe(struct html_page *pg, const char *probe)
 		goto out;
 	series_legend(pg, &fg);
 	series_caption(pg, &fg, iv);
-	if (fg.patterns) {
-		fputs("<ul class=\"periods\">\n", f);
-		for (size_t i = 0; i < fg.m; i++)
-			put_period_text(pg, fg.ss[i], periodicity_of(r, fg.ss[i]));
-		fputs("</ul>\n", f);
+	/* Every CPU's recurring spikes in words, drawn or not: a periodic
+	 * disturbance on a CPU that is not among the worst is still news. */
+	bool listed = false;
+	for (size_t i = 0; i < r->nseries; i++) {
+		const json_t *per;
+		if (strcmp(r->series[i].probe, probe) ||
+		    !json_array_size(
+			json_object_get(per = periodicity_of(r, &r->series[i]), "patterns")))
+			continue;
+		if (!listed)
+			fputs("<ul class=\"periods\">\n", f);
+		listed = true;
+		put_period_text(pg, &r->series[i], per);
 	}
+	if (listed)
+		fputs("</ul>\n", f);
 	series_table(pg, fg.ss, fg.m, fg.st);
 out:
 	free(fg.ss);

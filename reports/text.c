@@ -25,6 +25,14 @@
  * run at 1 us gives 8.64e10 samples, whose 11 digits nobody reads; the JSON
  * report has the exact numbers.
  *
+ * Above REPORT_MANY_CPUS (16) measured CPUs the per-CPU rows of each probe
+ * and phase are cut to the REPORT_WORST_CPUS (8) worst, worst first (by max,
+ * then p99.9: report_worst_cpus, the CPUs the HTML page draws), with one
+ * "not shown: " line saying how many are left out and their largest max;
+ * the aggregates stay.  128 rows per probe and phase scroll the worst CPU
+ * out of sight, and the aggregate already holds every CPU's samples.
+ * --cpu-rows all|worst forces either layout (TEXT_CPUS_*).
+ *
  * Colour only when asked (cli_color_wanted): the title bold, the units row
  * dim, "?" and "-" dim, a non-zero missed count yellow, and max by how far it
  * stands out from the run: yellow from 3 x, red from 10 x the all-CPU p99
@@ -420,9 +428,28 @@ static void causes_print(FILE *out, json_t *as)
  * "timer cpu 1: 23 spikes > 512.0 us; every 20.000 s (+-0.4 ms), 67 %",
  * with each pattern's culprit when the run was traced, and then the
  * causes line of the series' attribution. */
-static void spikes_print(const struct report *r, FILE *out)
+static bool worst_of(const struct report *r, const struct report_series *rs, const char **probe,
+		     const struct report_result **worst, size_t *nworst)
+{
+	if (!*probe || strcmp(*probe, rs->probe)) {
+		*probe = rs->probe;
+		*nworst = report_worst_cpus(r, rs->probe, "all", worst, REPORT_WORST_CPUS);
+		*nworst = *nworst < REPORT_WORST_CPUS ? *nworst : REPORT_WORST_CPUS;
+	}
+	for (size_t k = 0; k < *nworst; k++)
+		if (worst[k]->cpu == rs->cpu)
+			return true;
+	return false;
+}
+
+/* compact: only the series of the CPUs the table shows (phase "all") and
+ * those with a recurring pattern, and a line counting the others. */
+static void spikes_print(const struct report *r, FILE *out, bool compact)
 {
 	json_t *per = json_object_get(r->analysis, "periodicity");
+	const struct report_result *worst[REPORT_WORST_CPUS];
+	const char *probe = NULL;
+	size_t nworst = 0, hidden = 0;
 
 	for (size_t i = 0; i < r->nseries; i++) {
 		const struct report_series *rs = &r->series[i];
@@ -431,6 +458,11 @@ static void spikes_print(const struct report *r, FILE *out)
 
 		if (!rs->threshold_ns || !rs->spikes_total)
 			continue;
+		if (compact && !json_array_size(json_object_get(a, "patterns")) &&
+		    !worst_of(r, rs, &probe, worst, &nworst)) {
+			hidden++;
+			continue;
+		}
 		fputs("spikes: ", out);
 		util_fputs_escaped(rs->probe, out);
 		fprintf(out, " cpu %d: %llu > %.1f us", rs->cpu,
@@ -449,6 +481,11 @@ static void spikes_print(const struct report *r, FILE *out)
 		if ((as = attribution_series(r, rs->probe, rs->cpu, "all")))
 			causes_print(out, as);
 	}
+	if (hidden)
+		fprintf(
+		    out,
+		    "not shown: spikes of %zu series, none recurring; rtsoak report --cpu-rows all\n",
+		    hidden);
 }
 
 /* "0.5 s" for short runs; H:MM:SS (as on the progress line) from a minute,
@@ -624,6 +661,161 @@ static bool phases_sorted(FILE *out, const struct text_layout *L, const struct r
 	return true;
 }
 
+/* ------------------------------------------------------- many CPUs -- */
+
+/* For the compact layout: each result's phase and probe as the position of
+ * the first result with the same name (first-seen order), and results
+ * sorted by (phase, "all" last, probe, worst first). */
+static size_t *first_phase, *first_probe;
+
+static int by_phase_name(const void *x, const void *y)
+{
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	int c = strcmp(sort_r->results[a].phase, sort_r->results[b].phase);
+
+	return c ? c : (a > b) - (a < b);
+}
+
+static int by_probe_name(const void *x, const void *y)
+{
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	int c = strcmp(sort_r->results[a].probe, sort_r->results[b].probe);
+
+	return c ? c : (a > b) - (a < b);
+}
+
+static int by_block_rank(const void *x, const void *y)
+{
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	const struct report_result *ra = &sort_r->results[a], *rb = &sort_r->results[b];
+	bool alla = !strcmp(ra->phase, "all"), allb = !strcmp(rb->phase, "all");
+
+	if (alla != allb)
+		return alla - allb;
+	if (first_phase[a] != first_phase[b])
+		return first_phase[a] < first_phase[b] ? -1 : 1;
+	if (first_probe[a] != first_probe[b])
+		return first_probe[a] < first_probe[b] ? -1 : 1;
+	if (report_result_worse(ra, rb))
+		return -1;
+	if (report_result_worse(rb, ra))
+		return 1;
+	return (a > b) - (a < b);
+}
+
+/* first[i]: the first position holding result i's name, from ord sorted by
+ * (name, position). */
+static void first_seen(size_t *ord, size_t n, size_t *first, int (*cmp)(const void *, const void *),
+		       bool probe)
+{
+	qsort(ord, n, sizeof(*ord), cmp);
+	for (size_t i = 0, head = 0; i < n; i++) {
+		const struct report_result *a = &sort_r->results[ord[i]],
+					   *b = &sort_r->results[ord[head]];
+		if (strcmp(probe ? a->probe : a->phase, probe ? b->probe : b->phase))
+			head = i;
+		first[ord[i]] = ord[head];
+	}
+}
+
+/* "not shown: 120 timer CPUs (max <= 812.3 us); rtsoak report --cpu-rows all": the
+ * command in full, since the summary at the end of a run prints it too. */
+static void not_shown(FILE *out, const struct text_layout *L, const struct report_result *next,
+		      size_t hidden)
+{
+	char probe[NAME_BUF], mx[32];
+
+	sgr(out, L->color, SGR_DIM);
+	fprintf(out, "not shown: %zu %s CPUs", hidden,
+		util_escape(next->probe, probe, sizeof(probe)));
+	if (next->count) {
+		text_fmt_us(mx, sizeof(mx), next->max);
+		fprintf(out, " (max <= %s us)", mx);
+	} else {
+		fputs(" (no samples)", out);
+	}
+	fputs("; rtsoak report --cpu-rows all", out);
+	sgr_off(out, L->color);
+	fputc('\n', out);
+}
+
+/* The compact layout: per phase (first-seen order, "all" last) and probe
+ * (first-seen order) the REPORT_WORST_CPUS worst rows and a "not shown"
+ * line, then the phase's aggregates.  O(n log n).  False when out of
+ * memory, for the full layout. */
+static bool compact_rows(FILE *out, const struct text_layout *L, const struct report *r,
+			 bool phases)
+{
+	size_t n = r->nresults, *ord = malloc((n + 1) * sizeof(*ord));
+	const struct report_result **aggs = malloc((r->naggregates + 1) * sizeof(*aggs));
+	bool all_seen = false;
+
+	first_phase = malloc((n + 1) * sizeof(*first_phase));
+	first_probe = malloc((n + 1) * sizeof(*first_probe));
+	if (!ord || !aggs || !first_phase || !first_probe) {
+		free(ord);
+		free(aggs);
+		free(first_phase);
+		free(first_probe);
+		return false;
+	}
+	for (size_t i = 0; i < r->naggregates; i++)
+		aggs[i] = &r->aggregates[i];
+	qsort(aggs, r->naggregates, sizeof(*aggs), agg_phase_sort);
+	sort_r = r;
+	for (size_t i = 0; i < n; i++)
+		ord[i] = i;
+	first_seen(ord, n, first_phase, by_phase_name, false);
+	first_seen(ord, n, first_probe, by_probe_name, true);
+	qsort(ord, n, sizeof(*ord), by_block_rank);
+	for (size_t i = 0; i < n;) {
+		const char *ph = r->results[ord[i]].phase;
+		size_t pe = i;
+		while (pe < n && first_phase[ord[pe]] == first_phase[ord[i]])
+			pe++;
+		all_seen = all_seen || !strcmp(ph, "all");
+		if (phases)
+			phase_heading(out, L, strcmp(ph, "all") ? ph : NULL);
+		for (size_t j = i; j < pe;) {
+			size_t e = j;
+			while (e < pe && first_probe[ord[e]] == first_probe[ord[j]])
+				e++;
+			/* Only CPUs are cut: a result of no CPU is shown whatever. */
+			size_t shown = 0, cpus = 0;
+			for (size_t k = j; k < e; k++)
+				cpus += r->results[ord[k]].cpu >= 0;
+			for (size_t k = j; k < e; k++) {
+				const struct report_result *res = &r->results[ord[k]];
+				if (res->cpu >= 0 && shown >= REPORT_WORST_CPUS)
+					continue;
+				shown += res->cpu >= 0;
+				row(out, L, r, res);
+			}
+			if (cpus > shown) {
+				size_t k = j;
+				for (size_t s = 0; k < e; k++)
+					if (r->results[ord[k]].cpu >= 0 && s++ == shown)
+						break;
+				not_shown(out, L, &r->results[ord[k]], cpus - shown);
+			}
+			j = e;
+		}
+		agg_rows(out, L, r, aggs, ph);
+		i = pe;
+	}
+	if (!all_seen) {
+		if (phases)
+			phase_heading(out, L, NULL);
+		agg_rows(out, L, r, aggs, "all");
+	}
+	free(ord);
+	free(aggs);
+	free(first_phase);
+	free(first_probe);
+	first_phase = first_probe = NULL;
+	return true;
+}
+
 /* One line per check that did not pass (width 0: whole, with the expected value and the fix;
  * else cut to width columns), then the counts. */
 void report_checks_print(json_t *checks, FILE *out, size_t width, bool color)
@@ -675,6 +867,11 @@ void report_checks_print(json_t *checks, FILE *out, size_t width, bool color)
 
 void report_text_print(const struct report *r, FILE *out, bool color)
 {
+	report_text_print_cpus(r, out, color, TEXT_CPUS_AUTO);
+}
+
+void report_text_print_cpus(const struct report *r, FILE *out, bool color, enum text_cpus cpus)
+{
 	struct text_layout L = { .probe_w = 5, .cpu_w = 3, .color = color };
 	const struct report_result **agg = malloc((r->naggregates + 1) * sizeof(*agg));
 	char name[NAME_BUF];
@@ -695,7 +892,11 @@ void report_text_print(const struct report *r, FILE *out, bool color)
 	}
 	title(out, &L, r);
 	header(out, &L);
-	if (!has_phases(r)) {
+	if (cpus == TEXT_CPUS_AUTO)
+		cpus = report_cpu_count(r) > REPORT_MANY_CPUS ? TEXT_CPUS_WORST : TEXT_CPUS_ALL;
+	if (cpus == TEXT_CPUS_WORST && compact_rows(out, &L, r, has_phases(r))) {
+		/* printed */
+	} else if (!has_phases(r)) {
 		phase_rows(out, &L, r, "all");
 	} else if (!phases_sorted(out, &L, r)) {
 		/* Phases in first-seen order, then their union. */
@@ -713,7 +914,7 @@ void report_text_print(const struct report *r, FILE *out, bool color)
 		phase_rows(out, &L, r, "all");
 	}
 	free(agg);
-	spikes_print(r, out);
+	spikes_print(r, out, cpus == TEXT_CPUS_WORST);
 	report_checks_print(r->checks, out, 80, color);
 	/* The prefix stays plain for grep; the message carries the colour. */
 	for (size_t i = 0; i < r->nwarnings; i++) {

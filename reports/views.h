@@ -41,6 +41,10 @@ int report_json_read(const char *path, struct report *r, char *err, size_t errle
     __attribute__((warn_unused_result));
 /* The terminal summary, aligned for 80 columns; ANSI colour when color. */
 void report_text_print(const struct report *r, FILE *out, bool color);
+/* Its per-CPU rows: every CPU, the worst REPORT_WORST_CPUS of each probe and phase, or
+ * (AUTO, what report_text_print does) the worst above REPORT_MANY_CPUS measured CPUs. */
+enum text_cpus { TEXT_CPUS_AUTO, TEXT_CPUS_ALL, TEXT_CPUS_WORST };
+void report_text_print_cpus(const struct report *r, FILE *out, bool color, enum text_cpus cpus);
 /* The tuning checks (the report's `checks`, or rtsoak check's): a line per check that did not
  * pass, cut to width columns (0: whole, with the expected value and the fix), and the counts. */
 void report_checks_print(json_t *checks, FILE *out, size_t width, bool color);

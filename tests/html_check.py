@@ -365,10 +365,197 @@ def cell(res, key):
     return "%.1f" % (res[key] / 1000)
 
 
+# ------------------------------------------------- many CPUs (issue 20) --
+
+MANY, WORST = 16, 8  # src/model/report.h: REPORT_MANY_CPUS, REPORT_WORST_CPUS
+LEVELS, MAXCOLS = 8, 120  # reports/html_internal.h: HTML_HEATMAP_LEVELS, _COLUMNS
+
+
+def per_cpu(results):
+    return [r for r in results if isinstance(r["cpu"], int) and r["cpu"] >= 0]
+
+
+def worst_cpus(results, probe, phase="all"):
+    """report_worst_cpus: by max, then p99.9 (unknown: 0), then the lower CPU; no samples last."""
+    def key(r):
+        if not r["count"]:
+            return (1, 0, 0, r["cpu"])
+        p999 = 0 if r.get("_unknown_pct") or r.get("p99_9_ns") is None else r["p99_9_ns"]
+        return (0, -r["max_ns"], -p999, r["cpu"])
+    rs = [r for r in per_cpu(results) if r["probe"] == probe and r["phase"] == phase]
+    return [r["cpu"] for r in sorted(rs, key=key)[:WORST]]
+
+
+def levels(values):
+    """The colour step(s) each non-zero value may have on a log scale over them (a value within
+    rounding of a step's bound may fall on either side)."""
+    nz = [v for v in values if v]
+    lo, hi = (min(nz), max(nz)) if nz else (0, 0)
+
+    def ok(v):
+        if not hi > lo:
+            return {LEVELS - 1}
+        t = math.log(v / lo) / math.log(hi / lo) * LEVELS
+        return {min(LEVELS - 1, max(0, math.floor(t + d))) for d in (-1e-9, 0, 1e-9)}
+    return ok
+
+
+def cell_level(td):
+    cls = [c for c in td.attrs.get("class", "").split() if re.fullmatch(r"q[0-9]+", c)]
+    return int(cls[0][1:]) if len(cls) == 1 else None
+
+
+def check_stat_map(probe, table, results):
+    want = [r for r in per_cpu(results) if r["probe"] == probe and r["phase"] == "all"]
+    rows = [tr for tr in table.find("tr") if "data-cpu" in tr.attrs]
+    where = "overview %s statistics" % probe
+    if [tr.attrs["data-cpu"] for tr in rows] != [str(r["cpu"]) for r in want]:
+        bad("%s: rows for CPUs %s, want %s" % (where, [tr.attrs["data-cpu"] for tr in rows][:10],
+                                                [r["cpu"] for r in want][:10]))
+        return
+    if table.attrs.get("data-cpus") != str(len(want)):
+        bad("%s: data-cpus %s, %d CPUs" % (where, table.attrs.get("data-cpus"), len(want)))
+    known = [r for r in want if r["count"]]
+    scale = {"max_ns": levels([r["max_ns"] for r in known]),
+             "p99_9_ns": levels([r["p99_9_ns"] for r in known if not r.get("_unknown_pct")]),
+             "missed": levels([r["missed"] for r in known if not r.get("_unknown_missed")])}
+    for tr, r in zip(rows, want):
+        w = "%s CPU %d" % (where, r["cpu"])
+        cells = {td.attrs.get("data-stat"): td for td in tr.find("td")}
+        if sorted(cells) != ["max_ns", "missed", "p99_9_ns"]:
+            bad("%s: cells %s" % (w, sorted(cells, key=str)))
+            continue
+        for k in ("max_ns", "p99_9_ns", "missed"):
+            td, v = cells[k], r.get(k)
+            if k == "missed":
+                text = "–" if not r["count"] else "?" if r.get("_unknown_missed") else str(v)
+                attr = td.attrs.get("data-n")
+            else:
+                text, attr = cell(r, k), td.attrs.get("data-ns")
+            if td.all_text() != text:
+                bad("%s %s: %r, want %r" % (w, k, td.all_text(), text))
+            numeric = text not in ("–", "?")
+            if (attr if numeric else None) != (str(v) if numeric else None) or \
+                    (numeric and str(v) not in td.attrs.get("title", "")):
+                bad("%s %s: data %s, title %r, the report has %s"
+                    % (w, k, attr, td.attrs.get("title"), v))
+            lvl = cell_level(td)
+            if numeric and v and lvl not in scale[k](v):
+                bad("%s %s: colour step %s for %s, want %s" % (w, k, lvl, v, scale[k](v)))
+            if (not numeric or not v) and lvl is not None:
+                bad("%s %s: coloured (%s) without a value above zero" % (w, k, lvl))
+
+
+def time_grid(series):
+    """The map's columns, as html_heatmap.c documents them: whole intervals of the shortest
+    interval, the fewest per column that fit the longest series in MAXCOLS columns."""
+    span = max(s["intervals"]["n"] * s["interval_ns"] for s in series)
+    ivl = min(s["interval_ns"] for s in series)
+    units = -(-span // ivl)
+    g = max(1, -(-units // MAXCOLS))
+    width = g * ivl
+    return width, -(-span // width)
+
+
+def check_time_map(probe, table, series):
+    where = "overview %s over time" % probe
+    width, ncols = time_grid(series)
+    if table.attrs.get("data-width-ns") != str(width) or \
+            table.attrs.get("data-columns") != str(ncols) or ncols > MAXCOLS:
+        bad("%s: %s columns of %s ns, want %d of %d (at most %d)"
+            % (where, table.attrs.get("data-columns"), table.attrs.get("data-width-ns"), ncols,
+               width, MAXCOLS))
+        return
+    heads = [th for th in table.find("th") if th.parent.parent.tag == "thead"]
+    if sum(int(th.attrs.get("colspan", 1)) for th in heads[1:]) != ncols:
+        bad("%s: the time labels span %s columns, want %d"
+            % (where, [th.attrs.get("colspan") for th in heads[1:]], ncols))
+    rows = [tr for tr in table.find("tr") if "data-cpu" in tr.attrs]
+    if [tr.attrs["data-cpu"] for tr in rows] != [str(s["cpu"]) for s in series]:
+        bad("%s: rows for CPUs %s, want %s" % (where, [tr.attrs["data-cpu"] for tr in rows][:10],
+                                                [s["cpu"] for s in series][:10]))
+        return
+    want_all = []
+    for tr, se in zip(rows, series):
+        iv = se["intervals"]
+        want = [None] * ncols
+        for k in range(iv["n"]):
+            if iv["count"][k]:
+                c = min(ncols - 1, k * se["interval_ns"] // width)
+                want[c] = iv["max_ns"][k] if want[c] is None else max(want[c], iv["max_ns"][k])
+        want_all.append(want)
+    scale = levels([v for w in want_all for v in w if v is not None])
+    got_all = []
+    for tr, se, want in zip(rows, series, want_all):
+        w = "%s CPU %d" % (where, se["cpu"])
+        tds = list(tr.find("td"))
+        got = [int(td.attrs["data-ns"]) if "data-ns" in td.attrs else None for td in tds]
+        got_all += [v for v in got if v is not None]
+        if got != want:
+            diff = [c for c in range(max(len(got), len(want)))
+                    if c >= len(got) or c >= len(want) or got[c] != want[c]]
+            bad("%s: %d cells, %d differ from the maxima of the intervals they cover (first: "
+                "column %d)" % (w, len(got), len(diff), diff[0]))
+            continue
+        for td, v in zip(tds, got):
+            if v and cell_level(td) not in scale(v):
+                bad("%s: colour step %s for %d, want %s" % (w, cell_level(td), v, scale(v)))
+                break
+        nonempty = [iv for iv, c in zip(se["intervals"]["max_ns"], se["intervals"]["count"]) if c]
+        if nonempty and max(v for v in got if v is not None) != max(nonempty):
+            bad("%s: largest cell %d, the series' largest interval max %d"
+                % (w, max(v for v in got if v is not None), max(nonempty)))
+    every = [m for se in series for m, c in zip(se["intervals"]["max_ns"], se["intervals"]["count"])
+             if c]
+    if every and got_all and max(got_all) != max(every):
+        bad("%s: largest cell %d, the largest interval max %d" % (where, max(got_all), max(every)))
+
+
+def check_overview(root, rep, probes):
+    results = rep["results"]
+    ncpu = len({r["cpu"] for r in per_cpu(results)})
+    maps = {}
+    for t in root.find("table"):
+        for kind in ("hm-stat", "hm-time"):
+            if kind in t.attrs.get("class", "").split():
+                maps.setdefault((kind, t.attrs.get("data-probe")), []).append(t)
+    h2 = list(root.find("h2", id="overview"))
+    if ncpu <= MANY:
+        if maps or h2 or any("hm-legend" in n.attrs.get("class", "").split()
+                             for n in root.find("div")):
+            bad("%d CPUs: the page has a per-CPU overview" % ncpu)
+        return
+    if len(h2) != 1:
+        bad("%d CPUs: %d per-CPU overview headings" % (ncpu, len(h2)))
+    with_cpus = [p for p in probes if any(r["probe"] == p and r["phase"] == "all"
+                                          for r in per_cpu(results))]
+    with_series = {s["probe"] for s in rep.get("series", [])
+                   if s["intervals"]["n"] and s["interval_ns"]}
+    want = {("hm-stat", p) for p in with_cpus} | {("hm-time", p) for p in with_cpus
+                                                   if p in with_series}
+    if set(maps) != want or any(len(v) != 1 for v in maps.values()):
+        bad("overview maps %s, want %s" % (sorted(maps, key=str), sorted(want, key=str)))
+    for p in with_cpus:
+        line = [n for n in root.find("p", data_probe=p)
+                if "hm-worst" in n.attrs.get("class", "").split()]
+        if len(line) != 1 or line[0].attrs.get("data-cpus", "").split() != \
+                [str(c) for c in worst_cpus(results, p)]:
+            bad("overview %s: worst CPUs %s, want %s"
+                % (p, [n.attrs.get("data-cpus") for n in line], worst_cpus(results, p)))
+        if ("hm-stat", p) in maps:
+            check_stat_map(p, maps[("hm-stat", p)][0], results)
+        if ("hm-time", p) in maps:
+            check_time_map(p, maps[("hm-time", p)][0],
+                           [s for s in rep["series"] if s["probe"] == p and
+                            s["intervals"]["n"] and s["interval_ns"]])
+
+
 def check_report_page(root, raw, rep):
     results, aggs = rep["results"], rep["aggregates"]
     everything = results + aggs
     phases = sorted({r["phase"] for r in everything} - {"all"})
+    # Above MANY CPUs the plots draw the WORST CPUs of each probe (and all CPUs together).
+    many = len({r["cpu"] for r in per_cpu(results)}) > MANY
 
     # Banner and headline.
     status = rep["run"]["status"]
@@ -436,7 +623,9 @@ def check_report_page(root, raw, rep):
         return None
 
     def lines(probe, phase="all"):
-        out = [(str(r["cpu"]), r) for r in results if r["probe"] == probe and r["phase"] == phase]
+        drawn = worst_cpus(results, probe) if many else None
+        out = [(str(r["cpu"]), r) for r in results if r["probe"] == probe and r["phase"] == phase
+               and (drawn is None or r["cpu"] in drawn)]
         a = find_res(probe, "all", phase)
         if a:
             out.append(("all", a))
@@ -460,6 +649,7 @@ def check_report_page(root, raw, rep):
     if bool(rep.get("attribution")) != bool(list(root.find("h2", id="why"))):
         bad("a 'Why was it late' section %s the report's attribution"
             % ("without" if not rep.get("attribution") else "missing, with"))
+    check_overview(root, rep, probes)
     svgs = list(root.find("svg"))
     got = {}
     for s in svgs:
@@ -494,7 +684,8 @@ def check_report_page(root, raw, rep):
             check_causes(where, svg, xs, [a for a in attrib if a["probe"] == probe])
             continue
         else:
-            check_timeseries(where, svg, xs, ys, paths, rep, probe, root)
+            check_timeseries(where, svg, xs, ys, paths, rep, probe, root,
+                             worst_cpus(results, probe) if many else None)
             continue
         if set(paths) != set(exp):
             bad("%s: lines %s, want %s" % (where, sorted(paths), sorted(exp)))
@@ -536,12 +727,15 @@ def check_causes(where, svg, xs, entries):
             at += c["share"]
 
 
-def check_timeseries(where, svg, xs, ys, paths, rep, probe, root):
+def check_timeseries(where, svg, xs, ys, paths, rep, probe, root, drawn=None):
     series = [s for s in rep["series"] if s["probe"] == probe]
     span = max([rep["run"]["duration_ns"]] +
                [s["intervals"]["n"] * s["interval_ns"] for s in series]) or 1
     if not close(xs.hi, span, 0.5) or xs.lo != 0:
         bad("%s: time axis %s..%s, the run spans 0..%d" % (where, xs.lo, xs.hi, span))
+    # Many CPUs: the worst CPUs' lines only (the axes span every series).
+    if drawn is not None:
+        series = [s for s in series if s["cpu"] in drawn]
     want = {str(s["cpu"]): s for s in series}
     if set(paths) != set(want):
         bad("%s: lines %s, want %s" % (where, sorted(paths), sorted(want)))

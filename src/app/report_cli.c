@@ -1,5 +1,6 @@
 /* report_cli: `rtsoak report FILE.json [--text] [--html OUT] [--histogram-text OUT]
- * [--json OUT] [--prom OUT] [--rt-tests-json OUT] [--lava] [--color auto|always|never]`: read a report (or a
+ * [--json OUT] [--prom OUT] [--rt-tests-json OUT] [--lava] [--color auto|always|never]
+ * [--cpu-rows auto|all|worst]`: read a report (or a
  * cyclictest --json file) into the model and render it in each view asked for.
  * Without an output option it prints the terminal summary.  Given several
  * files it is the fleet view (fleet_cli.c): --text, --html and --json only. */
@@ -17,7 +18,7 @@
 static const char usage[] =
     "usage: rtsoak report FILE.json [--text] [--html OUT] [--histogram-text OUT]\n"
     "                    [--json OUT] [--prom OUT] [--rt-tests-json OUT] [--lava]\n"
-    "                    [--color auto|always|never]\n"
+    "                    [--color auto|always|never] [--cpu-rows auto|all|worst]\n"
     "       rtsoak report A.json B.json... [--text] [--html OUT] [--json OUT]\n"
     "  FILE.json: an rtsoak report or a cyclictest --json file.  OUT '-' is standard output.\n"
     "  --text: the terminal summary (the default when no output is asked for)\n"
@@ -25,6 +26,8 @@ static const char usage[] =
     "  --json: the report again (a round trip); --prom: the node_exporter textfile;\n"
     "  --rt-tests-json: the timer probe as cyclictest --json writes it;\n"
     "  --lava: LAVA result lines on standard output (result.txt / send-to-lava.sh).\n"
+    "  --cpu-rows: the summary's per-CPU rows: all, or the 8 worst of each probe and phase\n"
+    "  (worst); auto: the worst above 16 measured CPUs.\n"
     "  Several files: the fleet view, one row per report, worst first (--text, the default);\n"
     "  --html: the table and per host x CPU heat maps, linking each report's own NAME.html;\n"
     "  --json: the rows as rtsoak-fleet/1.\n";
@@ -44,6 +47,9 @@ const struct cmdopt report_cmdopts[] = {
 	{ "lava", 0, 'L', NULL, "LAVA result lines on standard output", CMDOPT_NONE, NULL },
 	{ "color", 0, 'c', "WHEN", "colour in the summary: auto, always or never", CMDOPT_WORDS,
 	  "auto always never" },
+	{ "cpu-rows", 0, 'C', "WHICH",
+	  "the summary's per-CPU rows: auto, all or worst\n(auto: the 8 worst above 16 CPUs)",
+	  CMDOPT_WORDS, "auto all worst" },
 	{ "help", 'h', 'h', NULL, "this help", CMDOPT_NONE, NULL },
 	{ NULL, 0, 0, NULL, NULL, CMDOPT_NONE, NULL },
 };
@@ -72,6 +78,8 @@ int report_main(int argc, char **argv)
 	const unsigned nviews = sizeof(views) / sizeof(views[0]);
 	bool text = false, any = false, to_stdout = false;
 	enum cli_color color = CLI_COLOR_AUTO;
+	enum text_cpus cpu_rows = TEXT_CPUS_AUTO;
+	const char *cpu_rows_arg = NULL;
 	struct report r;
 	int opt, rc;
 
@@ -95,6 +103,18 @@ int report_main(int argc, char **argv)
 		case 't':
 			text = true;
 			break;
+		case 'C':
+			if (!strcmp(optarg, "all"))
+				cpu_rows = TEXT_CPUS_ALL;
+			else if (!strcmp(optarg, "worst"))
+				cpu_rows = TEXT_CPUS_WORST;
+			else if (strcmp(optarg, "auto")) {
+				rtsoak_error("report: --cpu-rows: '%s' is not auto, all or worst",
+					     optarg);
+				return EXIT_USAGE;
+			}
+			cpu_rows_arg = optarg;
+			break;
 		default:
 			if ((rc = cli_report_option("report", opt, argv, usage, report_cmdopts,
 						    &color)) >= 0)
@@ -107,6 +127,11 @@ int report_main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (argc - optind > 1) {
+		if (cpu_rows_arg) {
+			rtsoak_error("report: --cpu-rows takes one report (the fleet view has a "
+				     "row per report)");
+			return EXIT_USAGE;
+		}
 		/* The fleet view has its own outputs; the others describe one run. */
 		for (unsigned i = 1; i < nviews; i++)
 			if (views[i].path && i != 2) {
@@ -177,7 +202,7 @@ int report_main(int argc, char **argv)
 	if (text || !any) {
 		/* The summary yields standard output to a view written there. */
 		FILE *out = to_stdout ? stderr : stdout;
-		report_text_print(&r, out, cli_color_wanted(color, out));
+		report_text_print_cpus(&r, out, cli_color_wanted(color, out), cpu_rows);
 	}
 	report_free(&r);
 	return EXIT_OK;

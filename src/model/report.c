@@ -219,6 +219,70 @@ struct report_series *report_add_series(struct report *r, const char *probe, int
 	return s;
 }
 
+static int cpu_sort(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+
+	return (a > b) - (a < b);
+}
+
+size_t report_cpu_count(const struct report *r)
+{
+	int *v = malloc((r->nresults + 1) * sizeof(*v));
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; i < r->nresults; i++)
+		if (r->results[i].cpu >= 0 && v)
+			v[k++] = r->results[i].cpu;
+		else if (r->results[i].cpu >= 0)
+			n++; /* out of memory: every result counts, at worst too many */
+	if (!v)
+		return n;
+	qsort(v, k, sizeof(*v), cpu_sort);
+	for (size_t i = 0; i < k; i++)
+		n += !i || v[i] != v[i - 1];
+	free(v);
+	return n;
+}
+
+bool report_result_worse(const struct report_result *a, const struct report_result *b)
+{
+	uint64_t pa = (a->unknown & REPORT_UNKNOWN_PCT) ? 0 : a->pct[3];
+	uint64_t pb = (b->unknown & REPORT_UNKNOWN_PCT) ? 0 : b->pct[3];
+
+	if (!a->count || !b->count)
+		return a->count && !b->count   ? true
+		       : !a->count && b->count ? false
+					       : a->cpu < b->cpu;
+	if (a->max != b->max)
+		return a->max > b->max;
+	if (pa != pb)
+		return pa > pb;
+	return a->cpu < b->cpu;
+}
+
+size_t report_worst_cpus(const struct report *r, const char *probe, const char *phase,
+			 const struct report_result **out, size_t n)
+{
+	size_t total = 0, have = 0;
+
+	/* An insertion into the n kept: O(results x n), n is small. */
+	for (size_t i = 0; i < r->nresults; i++) {
+		const struct report_result *res = &r->results[i];
+		size_t k;
+		if (res->cpu < 0 || strcmp(res->probe, probe) || strcmp(res->phase, phase))
+			continue;
+		total++;
+		if (have == n && (!n || !report_result_worse(res, out[n - 1])))
+			continue;
+		k = have < n ? have++ : n - 1;
+		for (; k > 0 && report_result_worse(res, out[k - 1]); k--)
+			out[k] = out[k - 1];
+		out[k] = res;
+	}
+	return total;
+}
+
 static void result_free(struct report_result *res)
 {
 	json_decref(res->counters);

@@ -158,6 +158,23 @@ int report_build_aggregates(struct report *r);
 /* Drop what build_report adds (results, aggregates, config, loads, phases,
  * warnings after the first keep_warnings): a checkpoint builds them, writes,
  * and clears them again, keeping the run's header. */
+/* Many CPUs (issue 20): above REPORT_MANY_CPUS measured CPUs 128 rows or
+ * 128 overlapping lines are unreadable, so the terminal summary keeps the
+ * REPORT_WORST_CPUS worst CPUs of each probe and phase (and the aggregates),
+ * and the HTML page adds a per-CPU heat map overview and draws the worst
+ * CPUs' lines only (rtsoak(1), OUTPUT).  Both views rank with
+ * report_worst_cpus, so they name the same CPUs. */
+#define REPORT_MANY_CPUS 16
+#define REPORT_WORST_CPUS 8
+/* The distinct CPUs of the per-CPU results (aggregates not counted). */
+size_t report_cpu_count(const struct report *r);
+/* Is a worse than b?  By max, then p99.9 (unknown counts as 0), then the
+ * lower CPU number; a result without samples is better than any with. */
+bool report_result_worse(const struct report_result *a, const struct report_result *b);
+/* The per-CPU results of (probe, phase), worst first (report_result_worse):
+ * at most n into out.  Returns how many there are in all (may exceed n). */
+size_t report_worst_cpus(const struct report *r, const char *probe, const char *phase,
+			 const struct report_result **out, size_t n);
 void report_clear_results(struct report *r, size_t keep_warnings);
 void report_free(struct report *r);
 

@@ -27,7 +27,7 @@ no_nonnumbers() {
 	! grep -Eqw 'NaN|nan|Infinity|infinity|inf|-inf' "$1"
 }
 
-plan 42
+plan 54
 cd "$WORK" || exit 1
 
 # --- a plain run (timer and net: the network split), the page written by the run itself
@@ -230,9 +230,132 @@ size=$(stat -c %s huge.html)
 ok $? "huge report: page is $size bytes (< 5 MB)"
 check huge.html huge.json
 ok $? "huge report: every CPU's max is a vertex, every pixel column's maximum is drawn"
-grep -q 'Down-sampled to [0-9]* points</strong> from 640000 intervals' huge.html
-ok $? "huge report: the caption says it was down-sampled, from how many intervals"
-[ "$(grep -c 'data-role="max"' huge.html)" -eq 64 ]
-ok $? "huge report: 64 max markers, one per CPU"
-diag "page sizes: plain $(stat -c %s plain.html), rotate $(stat -c %s rot.html), huge $size, compare $(stat -c %s cmp.html) bytes"
+# 64 CPUs are more than 16: the 8 worst are drawn, 8 x 10 000 intervals (issue 20).
+grep -q 'Down-sampled to [0-9]* points</strong> from 80000 intervals' huge.html
+ok $? "huge report: the caption says it was down-sampled, from how many intervals (8 CPUs drawn)"
+# More than 16 CPUs (issue 20): the time plot draws the 8 worst CPUs' lines, each with its
+# max marker; every CPU is in the per-CPU overview (checked by html_check.py above).
+worst=$(jget huge.json '" ".join(str(x["cpu"]) for x in sorted((x for x in r["results"] if x["phase"] == "all"), key=lambda x: (-x["max_ns"], -x["p99_9_ns"], x["cpu"]))[:8])')
+[ "$(grep -o '<circle class="mk"[^>]* data-series="[0-9]*" data-role="max"' huge.html |
+	sed 's/.*data-series="\([0-9]*\)".*/\1/' | sort -n | tr '\n' ' ')" = \
+	"$(echo "$worst" | tr ' ' '\n' | sort -n | tr '\n' ' ')" ]
+ok $? "huge report: 8 max markers, on the 8 worst of 64 CPUs ($worst)"
+
+# --- many CPUs (issue 20): 128 CPUs x 3600 intervals, the per-CPU overview
+$HUGE plain.json huge128.json --cpus 128 --intervals 3600 && validate huge128.json &&
+	"$RTSOAK" report huge128.json --html huge128.html
+ok $? "128 CPUs x 3600 intervals: a valid report and its page"
+size128=$(stat -c %s huge128.html)
+[ "$size128" -lt 5000000 ]
+ok $? "128 CPUs: page is $size128 bytes (< 5 MB)"
+check huge128.html huge128.json
+ok $? "128 CPUs: every overview cell is the report's value or the max of the intervals it covers; the plots draw the 8 worst CPUs"
+# The structure, counted here without html_check.py: one overview, one statistics map and one
+# time map with a row per CPU, three statistics, at most 120 time columns of one width.
+"$PYTHON3" - huge128.html huge128.json <<'EOF2' 2>&1 | sed 's/^/# /'
+import json, re, sys
+page, r = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+cpus = sorted({x["cpu"] for x in r["results"]})
+bad = []
+def table(cls):
+    m = re.findall(r'<table class="hm %s"[^>]*>.*?</table>' % cls, page, re.S)
+    return m
+stat, time = table("hm-stat"), table("hm-time")
+if len(stat) != 1 or len(time) != 1 or page.count('<h2 id="overview">') != 1:
+    bad.append("%d statistics maps, %d time maps" % (len(stat), len(time)))
+else:
+    rows = re.findall(r'<tr data-cpu="([0-9]+)">(.*?)</tr>', stat[0], re.S)
+    if [int(c) for c, _ in rows] != cpus:
+        bad.append("statistics rows %d, want one per CPU (%d)" % (len(rows), len(cpus)))
+    stats = {tuple(re.findall(r'data-stat="([^"]+)"', row)) for _, row in rows}
+    if stats != {("max_ns", "p99_9_ns", "missed")}:
+        bad.append("statistics %s" % stats)
+    head = re.search(r'<thead>(.*?)</thead>', stat[0]).group(1)
+    if re.findall(r"<th[^>]*>([^<]*)</th>", head) != ["CPU", "max (µs)", "p99.9 (µs)", "missed"]:
+        bad.append("statistics headings %r" % head)
+    ncols = int(re.search(r'data-columns="([0-9]+)"', time[0]).group(1))
+    trows = re.findall(r'<tr data-cpu="([0-9]+)">(.*?)</tr>', time[0], re.S)
+    if [int(c) for c, _ in trows] != cpus or not 0 < ncols <= 120 or \
+            any(row.count("<td") != ncols for _, row in trows):
+        bad.append("time map: %d rows, %d columns" % (len(trows), ncols))
+    if not all(re.search(r'<div class="hm-legend hm" data-legend="%s" data-steps="8">' % l, page)
+               for l in ("max", "p99.9", "missed", "max per interval")):
+        bad.append("a legend is missing")
+print("\n".join(bad))
+sys.exit(bool(bad))
+EOF2
+ok $? "128 CPUs: one statistics map (max, p99.9, missed) and one time map (<= 120 columns), a row per CPU, legends"
+# The summary at 128 CPUs: the all-CPU rows in view (one per phase), every CPU's folded.
+"$PYTHON3" - huge128.html huge128.json <<'EOF2' 2>&1 | sed 's/^/# /'
+import json, re, sys
+page, r = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+top = re.search(r'<table id="summary-all">(.*?)</table>', page, re.S)
+rows = re.findall(r'<tr data-probe="([^"]*)" data-cpu="([^"]*)" data-phase="([^"]*)"', top.group(1)) if top else []
+want = [("timer", "all", p) for p in [x["name"] for x in r["phases"]] + ["all"]]
+fold = re.search(r'<details id="summary-cpus"><summary>Every CPU: ([0-9]+) rows</summary>\n<table id="summary-table">.*?</table>\n</details>', page, re.S)
+n = len(r["results"]) + len(r["aggregates"])
+print("in view %s, want %s; folded %s rows of %d" % (rows, want, fold and fold.group(1), n))
+sys.exit(not (rows == want and fold and int(fold.group(1)) == n))
+EOF2
+ok $? "128 CPUs: the summary shows the all-CPU rows, every CPU's folded (html_check.py checks their numbers)"
+! grep -q -e 'id="summary-all"' -e 'id="summary-cpus"' plain.html
+ok $? "2 CPUs: the summary table as before, nothing folded"
+# No plot draws 128 lines: each draws the 8 worst CPUs and all CPUs together.
+for plot in histogram exceedance timeseries; do
+	n=$(sed -n "/<svg[^>]*data-plot=\"$plot\"/,/<\/svg>/p" huge128.html |
+		grep -o '<path class="\(ln\|env\)[^"]*"[^>]* data-series="[^"]*"' |
+		sed 's/.*data-series="\([^"]*\)".*/\1/' | sort -u | wc -l)
+	want=$([ $plot = timeseries ] && echo 8 || echo 9)
+	[ "$n" -eq "$want" ] || { diag "$plot: $n lines, want $want"; false; }
+done
+ok $? "128 CPUs: histogram and exceedance draw 9 lines (8 CPUs, all), the time plot 8"
+! grep -q -e 'class="hm' -e 'id="overview"' plain.html && ! grep -q 'class="hm' rot.html
+ok $? "2 CPUs: no per-CPU overview, the plots as before"
+# The documented count: 16 CPUs are drawn as lines, 17 get the overview.
+$HUGE plain.json c16.json --cpus 16 --intervals 2000 && $HUGE plain.json c17.json --cpus 17 --intervals 2000 &&
+	"$RTSOAK" report c16.json --html c16.html && "$RTSOAK" report c17.json --html c17.html &&
+	check c16.html c16.json && check c17.html c17.json &&
+	! grep -q 'class="hm' c16.html && [ "$(grep -c '<h2 id="overview">' c17.html)" -eq 1 ]
+ok $? "16 CPUs: no overview, every CPU drawn; 17 CPUs: the overview and the 8 worst drawn"
+"$PYTHON3" - huge128.json evil128.json <<'EOF2'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for x in r["results"] + r["aggregates"]:
+    x["probe"] = '<b>t</b>&"x'
+for s in r["series"]:
+    s["probe"] = '<b>t</b>&"x'
+for a in r["analysis"].get("periodicity", []):
+    a["probe"] = '<b>t</b>&"x'
+for a in r["analysis"].get("top_spikes", []) + r["analysis"].get("worst_intervals", []):
+    a["probe"] = '<b>t</b>&"x'
+json.dump(r, open(sys.argv[2], "w"))
+EOF2
+"$RTSOAK" report evil128.json --html evil128.html && ! grep -q '<b>t' evil128.html &&
+	grep -q '<table class="hm hm-stat" data-probe="&lt;b&gt;t&lt;/b&gt;&amp;&quot;x"' evil128.html
+ok $? "128 CPUs: a probe name with markup is escaped in the overview"
+# A second probe on 40 of the 128 CPUs: a statistics map and worst CPUs of its own.
+"$PYTHON3" - huge128.json two128.json <<'EOF2'
+import copy, json, sys
+r = json.load(open(sys.argv[1]))
+r["results"] += [dict(copy.deepcopy(x), probe="net", max_ns=x["max_ns"] + 7 * x["cpu"])
+                 for x in r["results"] if x["cpu"] < 40]
+r["aggregates"] += [dict(copy.deepcopy(a), probe="net") for a in r["aggregates"]]
+json.dump(r, open(sys.argv[2], "w"))
+EOF2
+"$RTSOAK" report two128.json --html two128.html && check two128.html two128.json &&
+	[ "$(grep -c '<table class="hm hm-stat" data-probe="net" data-cpus="40">' two128.html)" -eq 1 ]
+ok $? "128 CPUs, a second probe on 40 of them: its own statistics map (40 rows) and worst CPUs"
+# An imported cyclictest file of 20 threads without -h: "?" for p99.9 and missed, uncoloured.
+"$PYTHON3" - "$top_srcdir/tests/data/cyclictest-noh.json" ctn20.json <<'EOF2'
+import copy, json, sys
+ct = json.load(open(sys.argv[1]))
+th = list(ct["thread"].values())
+ct["thread"] = {str(i): dict(copy.deepcopy(th[i % len(th)]), cpu=i) for i in range(20)}
+ct["num_threads"] = 20
+json.dump(ct, open(sys.argv[2], "w"))
+EOF2
+"$RTSOAK" report ctn20.json --html ctn20.html && check ctn20.html ctn20.json &&
+	[ "$(grep -c '<td data-stat="p99_9_ns" title="CPU [0-9]*: not recorded">?</td>' ctn20.html)" -eq 20 ]
+ok $? "20 cyclictest threads without -h: the overview says '?' for what the file does not record"
+diag "page sizes: plain $(stat -c %s plain.html), rotate $(stat -c %s rot.html), huge $size, 128 CPUs $size128, compare $(stat -c %s cmp.html) bytes"
 done_testing

@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 set -o pipefail # the checks below print through sed: their status must survive it
 
-plan 26
+plan 35
 cd "$WORK" || exit 1
 DATA=$top_srcdir/tests/data
 SMALL=$DATA/report-small.json
@@ -42,6 +42,9 @@ for i, l in enumerate(lines):
     # The probe name is left-aligned, every other column right-aligned.
     # The tuning checks' lines (issue 16) are not table rows; their width is checked above.
     if re.match(r"(info|warn|fail|unknown) +[a-z_.]+ |checks: ", l):
+        continue
+    # The compact layout's count of the CPUs left out (issue 20) is no table row either.
+    if l.startswith("not shown: "):
         continue
     if i > h + 1 and not l.startswith(("phase ", "all phases:")) and ends(l)[1:] != want[1:]:
         bad.append("line %d: fields end at %s, headings at %s: %r" % (i + 1, ends(l), want, l))
@@ -287,6 +290,87 @@ ok $? "cyclictest file without -h: '?' for percentiles and missed, under their h
 table_check nan.txt &&
 	awk '$1 == "timer" && $2 == "1" { n++; if (!($3 == "0" && $4 == "-" && $8 == "-" && $10 == "-")) bad = 1 } END { exit bad || n != 1 }' nan.txt
 ok $? "a CPU without samples: '-' for its statistics, under their headings"
+
+# -------------------------------------------------------------- many CPUs --
+
+# Above 16 measured CPUs (issue 20): per probe and phase the 8 worst CPUs (by max, then
+# p99.9), worst first, a "not shown" line counting the others, and the aggregate.
+"$PYTHON3" "$top_srcdir/tests/make_huge_report.py" "$SMALL" huge128.json --cpus 128 --intervals 3600 &&
+	"$RTSOAK" report huge128.json --color never >h128.txt
+ok $? "128 CPUs: the summary prints"
+sed 's/^/# /' h128.txt | head -40
+table_check h128.txt
+ok $? "128 CPUs: within 80 columns, every cell under its heading"
+"$PYTHON3" - huge128.json h128.txt <<'EOF'
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+lines = open(sys.argv[2]).read().split("\n")
+bad, blocks, cur = [], [], None
+for l in lines:
+    if l.startswith(("phase ", "all phases:")):
+        cur = {"phase": l[6:-1] if l.startswith("phase ") else "all", "rows": [], "hidden": [], "agg": 0}
+        blocks.append(cur)
+    elif cur and re.match(r"timer +[0-9]+ ", l):
+        cur["rows"].append(l.split())
+    elif cur and re.match(r"timer +all ", l):
+        cur["agg"] += 1
+    elif cur and l.startswith("not shown: ") and " timer CPUs " in l:
+        cur["hidden"].append(l)
+phases = [p["name"] for p in r["phases"]] + ["all"]
+if [b["phase"] for b in blocks] != phases:
+    bad.append("blocks %s, want %s" % ([b["phase"] for b in blocks], phases))
+for b in blocks:
+    res = [x for x in r["results"] if x["phase"] == b["phase"]]
+    worst = sorted(res, key=lambda x: (-x["max_ns"], -x["p99_9_ns"], x["cpu"]))
+    got = [int(f[1]) for f in b["rows"]]
+    if got != [x["cpu"] for x in worst[:8]]:
+        bad.append("%s: rows for CPUs %s, the 8 worst are %s" % (b["phase"], got, [x["cpu"] for x in worst[:8]]))
+    for f in b["rows"]:
+        x = [y for y in res if y["cpu"] == int(f[1])][0]
+        if f[9] != "%.1f" % (x["max_ns"] / 1000) or f[6] != "%.1f" % (x["p99_9_ns"] / 1000):
+            bad.append("%s CPU %s: max %s p99.9 %s, the report's %d %d" % (b["phase"], f[1], f[9], f[6], x["max_ns"], x["p99_9_ns"]))
+    m = [re.match(r"not shown: ([0-9]+) timer CPUs \(max <= ([0-9.]+) us\); rtsoak report --cpu-rows all$", h) for h in b["hidden"]]
+    if len(m) != 1 or not m[0] or int(m[0].group(1)) != len(res) - 8 or \
+            m[0].group(2) != "%.1f" % (worst[8]["max_ns"] / 1000):
+        bad.append("%s: not-shown lines %s, want %d of %d, max <= %.1f" % (b["phase"], b["hidden"], len(res) - 8, len(res), worst[8]["max_ns"] / 1000))
+    if b["agg"] != 1:
+        bad.append("%s: %d aggregate rows" % (b["phase"], b["agg"]))
+print("\n".join(bad[:10]))
+sys.exit(bool(bad))
+EOF
+ok $? "128 CPUs: per phase the aggregate, exactly the 8 worst CPUs with their numbers, and '120 timer CPUs not shown', their max, the command"
+# Spike lines: the CPUs shown and the one with a recurring pattern (CPU 3), the rest counted.
+shown=$(grep -c '^spikes: timer cpu ' h128.txt)
+grep -q '^spikes: timer cpu 3: .*every 60.000 s' h128.txt &&
+	grep -q "^not shown: spikes of $((128 - shown)) series, none recurring; rtsoak report --cpu-rows all$" h128.txt &&
+	[ "$shown" -le 9 ]
+ok $? "128 CPUs: $shown spike lines (the worst CPUs and the periodic one), the others counted"
+"$RTSOAK" report huge128.json --color never --cpu-rows all >h128-all.txt &&
+	[ "$(grep -Ec '^timer +[0-9]+ ' h128-all.txt)" -eq $((128 * 3)) ] && ! grep -q '^not shown' h128-all.txt &&
+	[ "$(grep -c '^spikes: timer cpu ' h128-all.txt)" -eq 128 ] && table_check h128-all.txt
+ok $? "--cpu-rows all: every CPU of every phase (384 rows), every spike line, nothing 'not shown'"
+"$RTSOAK" report "$SMALL" --color never --cpu-rows all >small-all.txt && cmp -s small.txt small-all.txt &&
+	"$RTSOAK" report "$SMALL" --color never --cpu-rows auto | cmp -s small.txt -
+ok $? "2 CPUs: the summary is unchanged (auto and --cpu-rows all print the same bytes)"
+"$RTSOAK" report "$SMALL" --color never --cpu-rows worst >small-worst.txt &&
+	[ "$(awk '$1 == "timer" { print $2 }' small-worst.txt | tr '\n' ' ')" = "1 0 all " ] &&
+	! grep -q '^not shown' small-worst.txt
+ok $? "--cpu-rows worst on 2 CPUs: worst first (CPU 1 has the larger max), nothing to leave out"
+"$PYTHON3" "$top_srcdir/tests/make_huge_report.py" "$SMALL" c16.json --cpus 16 --intervals 2000 &&
+	"$PYTHON3" "$top_srcdir/tests/make_huge_report.py" "$SMALL" c17.json --cpus 17 --intervals 2000 &&
+	"$RTSOAK" report c16.json --color never >c16.txt &&
+	"$RTSOAK" report c16.json --color never --cpu-rows all | cmp -s c16.txt - &&
+	[ "$(grep -Ec '^timer +[0-9]+ ' c16.txt)" -eq $((16 * 3)) ] &&
+	"$RTSOAK" report c17.json --color never >c17.txt &&
+	[ "$(grep -c '^not shown: 9 timer CPUs (max <= ' c17.txt)" -eq 3 ]
+ok $? "the documented count: 16 CPUs print every row, 17 the 8 worst ('9 timer CPUs not shown' per phase)"
+"$RTSOAK" report "$SMALL" --cpu-rows some >/dev/null 2>err
+rc=$?
+"$RTSOAK" report "$SMALL" "$SMALL" --cpu-rows all >/dev/null 2>err2
+rc2=$?
+[ $rc -eq 2 ] && grep -q "some" err && [ "$(wc -l <err)" -eq 1 ] && [ $rc2 -eq 2 ] &&
+	grep -q -- "--cpu-rows" err2
+ok $? "--cpu-rows some exits 2 naming it ($(cat err)); with several files exits 2 ($(cat err2))"
 
 # ----------------------------------------------------------------- colour --
 

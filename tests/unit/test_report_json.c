@@ -1,5 +1,6 @@
 /* Unit tests for the report model: JSON write -> read -> write is exact,
- * empty results render null statistics, and damaged files are named. */
+ * empty results render null statistics, damaged files are named, and the
+ * CPUs the views of many CPUs keep are the worst (report_worst_cpus). */
 #include <config.h>
 
 #include <errno.h>
@@ -38,12 +39,57 @@ static void build(struct report *r)
 	recorder_free(rec);
 }
 
+/* One result of (probe, cpu, phase) with the given max, p99.9 and samples. */
+static void add(struct report *r, const char *probe, int cpu, const char *phase, uint64_t max,
+		uint64_t p999, uint64_t count)
+{
+	struct report_result *res = report_add_result(r, false, probe, cpu, phase);
+
+	res->count = count;
+	res->max = max;
+	res->pct[3] = p999;
+}
+
+/* report_cpu_count and report_worst_cpus: what both views of many CPUs rank by (issue 20). */
+static void test_worst(void)
+{
+	const struct report_result *w[4];
+	struct report r;
+	size_t n;
+
+	memset(&r, 0, sizeof(r));
+	add(&r, "timer", 5, "all", 100, 10, 1);
+	add(&r, "timer", 3, "all", 300, 10, 1);
+	add(&r, "timer", 9, "all", 300, 20, 1); /* same max as CPU 3, larger p99.9 */
+	add(&r, "timer", 7, "all", 0, 0, 0);	/* no samples: after any with */
+	add(&r, "timer", 2, "all", 300, 20, 1); /* same max and p99.9 as CPU 9: lower CPU first */
+	add(&r, "timer", 3, "idle", 999, 99, 1);
+	add(&r, "net", 11, "all", 5000, 50, 1);
+	ok(report_cpu_count(&r) == 6, "report_cpu_count_counts_distinct_cpus_of_every_probe (%zu)",
+	   report_cpu_count(&r));
+	n = report_worst_cpus(&r, "timer", "all", w, 4);
+	ok(n == 5 && w[0]->cpu == 2 && w[1]->cpu == 9 && w[2]->cpu == 3 && w[3]->cpu == 5,
+	   "report_worst_cpus_ranks_by_max_then_p999_then_cpu (%zu: %d %d %d %d)", n, w[0]->cpu,
+	   w[1]->cpu, w[2]->cpu, w[3]->cpu);
+	n = report_worst_cpus(&r, "timer", "all", w, 1);
+	ok(n == 5 && w[0]->cpu == 2, "report_worst_cpus_keeps_n_and_counts_all");
+	n = report_worst_cpus(&r, "timer", "idle", w, 4);
+	ok(n == 1 && w[0]->cpu == 3 && w[0]->max == 999, "report_worst_cpus_of_one_phase_only");
+	ok(report_worst_cpus(&r, "none", "all", w, 4) == 0 &&
+	       report_worst_cpus(&r, "timer", "all", w, 0) == 5,
+	   "report_worst_cpus_of_no_result_and_of_room_for_none");
+	ok(!report_result_worse(&r.results[3], &r.results[0]) &&
+	       report_result_worse(&r.results[0], &r.results[3]),
+	   "report_result_without_samples_is_never_worse");
+	report_free(&r);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/rtsoak-test-XXXXXX", a[128], b[128], bad[128], err[512];
 	struct report r, back;
 
-	tap_plan(13);
+	tap_plan(19);
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(a, sizeof(a), "%s/a.json", dir);
@@ -99,5 +145,6 @@ int main(void)
 	unlink(b);
 	unlink(bad);
 	rmdir(dir);
+	test_worst();
 	return tap_done();
 }
