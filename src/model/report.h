@@ -155,9 +155,6 @@ struct report_series *report_add_series(struct report *r, const char *probe, int
 /* Build one aggregate per (probe, phase) over all CPUs of r->results.
  * top lists are merged (the K largest over CPUs, K = the largest ntop). */
 int report_build_aggregates(struct report *r);
-/* Drop what build_report adds (results, aggregates, config, loads, phases,
- * warnings after the first keep_warnings): a checkpoint builds them, writes,
- * and clears them again, keeping the run's header. */
 /* Many CPUs (issue 20): above REPORT_MANY_CPUS measured CPUs 128 rows or
  * 128 overlapping lines are unreadable, so the terminal summary keeps the
  * REPORT_WORST_CPUS worst CPUs of each probe and phase (and the aggregates),
@@ -175,6 +172,9 @@ bool report_result_worse(const struct report_result *a, const struct report_resu
  * at most n into out.  Returns how many there are in all (may exceed n). */
 size_t report_worst_cpus(const struct report *r, const char *probe, const char *phase,
 			 const struct report_result **out, size_t n);
+/* Drop what build_report adds (results, aggregates, config, loads, phases,
+ * warnings after the first keep_warnings): a checkpoint builds them, writes,
+ * and clears them again, keeping the run's header. */
 void report_clear_results(struct report *r, size_t keep_warnings);
 void report_free(struct report *r);
 
