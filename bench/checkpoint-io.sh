@@ -38,7 +38,9 @@
 #   process's wchar and the CPU time of its main (housekeeping) thread,
 #   which builds and writes every checkpoint (/proc/PID/task/PID/schedstat,
 #   ns; the tick's series drains run there too and are counted with it).
-#   A checkpoint is a run of polls during which wchar grew; its bytes are
+#   A checkpoint is a run of polls during which wchar grew by 4 KiB or more
+#   (the run takes (duration - 1 ns) / checkpoint_ns of them, from the
+#   report; a later run of polls is the final write); its bytes are
 #   that growth, and its housekeeping time is the thread's CPU time from the
 #   end of the previous checkpoint to the end of this one (the building
 #   comes before the write), which is an upper bound: it includes the ~10
@@ -189,11 +191,17 @@ while i < len(samples):
             groups.append((b, samples[i][3] - prev_end_cpu, samples[i][0], samples[start][1], samples[start][2]))
             prev_end_cpu = samples[i][3]
     i += 1
-# The final write was seen by the polls when the last group ends where the
-# run's total does; otherwise it came after the last poll.
-if groups and io["wchar"] - (groups[-1][3] + groups[-1][0]) < 4096:
-    cps = groups[:-1]
-    before_wc, before_wb = groups[-1][3], groups[-1][4]
+# How many checkpoints the run took: one every checkpoint_ns while the run
+# lasted (the housekeeping loop ends at the deadline, before the final
+# write).  Groups beyond that are the final write, seen by the polls while
+# the process was still there.
+every = (r.get("config") or {}).get("checkpoint_ns") or 0
+# The configured duration: the measured one ends a little after it.
+dur = (r.get("config") or {}).get("duration_ns") or r["run"]["duration_ns"]
+expected = (dur - 1) // every if every else 0
+if len(groups) > expected:
+    cps = groups[:expected]
+    before_wc, before_wb = groups[expected][3], groups[expected][4]
 else:
     cps = groups
     before_wc, before_wb = last_wchar, last_wb
@@ -217,12 +225,12 @@ if len(cps) >= 7:
     fc = sum(c[1] for c in first) / 3
     lc = sum(c[1] for c in last) / 3
     grow = lc / fc if fc else float("inf")
-    print("checkpoints:     %d seen; 2nd-4th %.0f KB, %.1f ms housekeeping CPU each; last three %.0f KB, %.1f ms:"
+    print("checkpoints:     %d seen of %d; 2nd-4th %.0f KB, %.1f ms housekeeping CPU each; last three %.0f KB, %.1f ms:"
           " last/2nd-4th %.1fx bytes, %.1fx CPU: goal bounded by the data since the last one (<= 2x): %s"
-          % (len(cps), fb / 1e3, fc / 1e6, lb / 1e3, lc / 1e6, lb / fb if fb else 0, grow,
+          % (len(cps), expected, fb / 1e3, fc / 1e6, lb / 1e3, lc / 1e6, lb / fb if fb else 0, grow,
              "PASS" if grow <= 2 else "MISS"))
 else:
-    print("checkpoints:     %d seen: too few to compare the first with the last (longer DURATION?)" % len(cps))
+    print("checkpoints:     %d seen of %d: too few to compare the first with the last (longer DURATION?)" % (len(cps), expected))
 if show == "all":
     t0 = samples[0][0] if samples else 0
     print("%4s %9s %10s %12s" % ("#", "at_s", "bytes", "hk_cpu_ms"))
