@@ -50,7 +50,7 @@
 #   SPIKE_EVERY ("60 0"), PHASES (1), LIMIT (100000: --series-limit),
 #   LIMIT_MIB (256).
 #   Exit status: 0 whatever the figures; 2 no driver or a missing tool; 1 the
-#   driver failed.  About 25 s and 1.6 GB of memory at the defaults.
+#   driver failed.  About 25 s and 1.5 GB of memory at the defaults.
 set -euo pipefail
 
 CPUS=${CPUS:-256}
