@@ -591,6 +591,19 @@ static int agg_phase_sort(const void *x, const void *y)
 	return c ? c : (a > b) - (a < b);
 }
 
+/* r's aggregates sorted by agg_phase_sort (free() it; NULL on ENOMEM). */
+static const struct report_result **aggs_by_phase(const struct report *r)
+{
+	const struct report_result **aggs = malloc((r->naggregates + 1) * sizeof(*aggs));
+
+	if (!aggs)
+		return NULL;
+	for (size_t i = 0; i < r->naggregates; i++)
+		aggs[i] = &r->aggregates[i];
+	qsort(aggs, r->naggregates, sizeof(*aggs), agg_phase_sort);
+	return aggs;
+}
+
 /* The aggregates of one phase, in report order, from aggs sorted by
  * agg_phase_sort. */
 static void agg_rows(FILE *out, const struct text_layout *L, const struct report *r,
@@ -616,7 +629,7 @@ static bool phases_sorted(FILE *out, const struct text_layout *L, const struct r
 {
 	size_t *ord = malloc(r->nresults * sizeof(*ord)), nruns = 0, all = SIZE_MAX;
 	struct phase_run *run = malloc(r->nresults * sizeof(*run));
-	const struct report_result **aggs = malloc((r->naggregates + 1) * sizeof(*aggs));
+	const struct report_result **aggs = aggs_by_phase(r);
 
 	if (!ord || !run || !aggs) {
 		free(ord);
@@ -624,9 +637,6 @@ static bool phases_sorted(FILE *out, const struct text_layout *L, const struct r
 		free(aggs);
 		return false;
 	}
-	for (size_t i = 0; i < r->naggregates; i++)
-		aggs[i] = &r->aggregates[i];
-	qsort(aggs, r->naggregates, sizeof(*aggs), agg_phase_sort);
 	for (size_t i = 0; i < r->nresults; i++)
 		ord[i] = i;
 	sort_r = r;
@@ -747,7 +757,7 @@ static bool compact_rows(FILE *out, const struct text_layout *L, const struct re
 			 bool phases)
 {
 	size_t n = r->nresults, *ord = malloc((n + 1) * sizeof(*ord));
-	const struct report_result **aggs = malloc((r->naggregates + 1) * sizeof(*aggs));
+	const struct report_result **aggs = aggs_by_phase(r);
 	bool all_seen = false;
 
 	first_phase = malloc((n + 1) * sizeof(*first_phase));
@@ -759,9 +769,6 @@ static bool compact_rows(FILE *out, const struct text_layout *L, const struct re
 		free(first_probe);
 		return false;
 	}
-	for (size_t i = 0; i < r->naggregates; i++)
-		aggs[i] = &r->aggregates[i];
-	qsort(aggs, r->naggregates, sizeof(*aggs), agg_phase_sort);
 	sort_r = r;
 	for (size_t i = 0; i < n; i++)
 		ord[i] = i;
