@@ -23,13 +23,12 @@
 #   intervals, over all series, and per series.
 #
 #   Once per entry of $SPIKE_EVERY (default "60 0"): one sample above the
-#   spike threshold every 60 intervals (each series' spike log, 16384 x 24
-#   B, is allocated whole at its first spike, as in a real run that sees
-#   any spike on every CPU), and no spikes at all.
+#   spike threshold every 60 intervals (each series' spike log grows by
+#   doubling as its spikes come, up to 16384 x 24 B), and no spikes at all.
 #
 #   What is represented: the recorders (dense histogram, top-K), the series
-#   feeds (interval and spike rings), the interval arrays (grown by
-#   doubling up to --series-limit) and the spike logs.  What is not: the
+#   feeds (interval and spike rings), the interval stores (series_store.h:
+#   ~3 B an interval in blocks of up to 4 KiB) and the spike logs.  What is not: the
 #   probe threads (2 x CPUS stacks of 256 KiB, locked by mlockall, and
 #   glibc's per-thread arenas), the net probe's sockets and sender thread,
 #   the report rtsoak builds at each checkpoint and at the end, the loads
@@ -38,7 +37,7 @@
 #
 # How to read the output
 #   One line per spike setting: peak RSS, RSS after set-up, growth, bytes
-#   per interval (all series) and per series-interval, the interval arrays'
+#   per interval (all series) and per series-interval, the interval stores'
 #   and spike logs' share, and the time the feeding took; then
 #     series-memory: peak A MiB (spikes), B MiB (no spikes): goal <= 256 MiB PASS|MISS
 #
@@ -111,11 +110,11 @@ for s in $SPIKE_EVERY; do
 		-v bpi="${f[bytes_per_interval]}" -v bpsi="${f[bytes_per_series_interval]}" \
 		-v secs="${f[feed_seconds]}" -v label="$label" -v series="${f[series]}" \
 		-v recs="${f[recorders]}" -v n="${f[series_n]}" -v lk="${f[locked]}" \
-		-v logged="${f[spikes_logged]}" -v stalls="${f[stalls]}" -v verdict="$verdict" 'BEGIN {
+		-v logged="${f[spikes_logged]}" -v logb="${f[spike_log_bytes]}" -v stalls="${f[stalls]}" -v verdict="$verdict" 'BEGIN {
 		M = 1024
 		printf "%s: %d series of %s intervals, %d recorders, memory locked: %s, %d spikes logged, %d stalls\n", label, series, n, recs, lk, logged, stalls
 		printf "  peak RSS %.1f MiB (set-up %.1f MiB, growth %.1f MiB): goal <= %d MiB: %s\n", peak / M, setup / M, (hwm - setup) / M, lim, verdict
-		printf "  %.0f B per interval over all series, %.1f B per series-interval; interval arrays %.1f MiB as allocated, %d spike logs of 384 KiB (%.1f MiB); fed in %.1f s\n", bpi, bpsi, arrays / 1048576, logs, logs * 384 / M, secs
+		printf "  %.0f B per interval over all series, %.1f B per series-interval; interval stores %.1f MiB as allocated, %d spike logs (%.1f MiB); fed in %.1f s\n", bpi, bpsi, arrays / 1048576, logs, logb / 1048576, secs
 	}'
 	summary+=("$(awk -v p="$peak" 'BEGIN { printf "%.1f MiB", p / 1024 }') ($label)")
 	unset f

@@ -289,17 +289,22 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru);
 
 	uint64_t n_min = UINT64_MAX, n_max = 0, logged = 0, with_log = 0, stalls = 0;
-	uint64_t cap_bytes = 0;
+	uint64_t cap_bytes = 0, log_bytes = 0;
 	for (unsigned i = 0; i < nthreads; i++) {
 		const struct series *s = &th[i].s;
-		if (s->n < n_min)
-			n_min = s->n;
-		if (s->n > n_max)
-			n_max = s->n;
+		if (s->st.n < n_min)
+			n_min = s->st.n;
+		if (s->st.n > n_max)
+			n_max = s->st.n;
 		logged += s->nspikes;
 		with_log += s->spikes != NULL;
+		/* util_grow's capacity: the next power of two. */
+		size_t c = 1;
+		while (c < s->nspikes)
+			c *= 2;
+		log_bytes += s->nspikes ? c * sizeof(*s->spikes) : 0;
 		stalls += th[i].feed->stalls;
-		cap_bytes += s->cap * sizeof(*s->v);
+		cap_bytes += series_store_bytes(&s->st);
 	}
 	uint64_t samples = (uint64_t)nthreads * o.intervals * o.samples;
 	printf("cpus %u\n", o.cpus);
@@ -312,6 +317,7 @@ int main(int argc, char **argv)
 	printf("interval_array_bytes %llu\n", (unsigned long long)cap_bytes);
 	printf("spike_logs %llu\n", (unsigned long long)with_log);
 	printf("spikes_logged %llu\n", (unsigned long long)logged);
+	printf("spike_log_bytes %llu\n", (unsigned long long)log_bytes);
 	printf("stalls %llu\n", (unsigned long long)stalls);
 	printf("feed_bytes %zu\n", sizeof(struct series_feed));
 	printf("recorder_bytes %zu\n",

@@ -282,9 +282,11 @@ static int put_time_map(struct html_page *pg, const char *probe)
 		free(ss);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < m; i++)
-		for (size_t k = 0; k < ss[i]->n; k++) {
-			const struct series_interval *iv = &ss[i]->v[k];
+	for (size_t i = 0; i < m; i++) {
+		struct series_cursor cur;
+		struct series_interval ivs, *iv = &ivs;
+		series_cursor_init(&cur, ss[i]->st, 0);
+		for (size_t k = 0; series_cursor_next(&cur, iv); k++) {
 			size_t c = i * ncols + column_of(ss[i], k, width, ncols);
 			if (!iv->count)
 				continue; /* an empty interval's max means nothing */
@@ -292,6 +294,7 @@ static int put_time_map(struct html_page *pg, const char *probe)
 				cell[c] = iv->max_ns;
 			has[c] = true;
 		}
+	}
 	for (size_t i = 0; i < m * ncols; i++)
 		if (has[i])
 			scale_add(&s, (double)cell[i]);

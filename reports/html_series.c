@@ -58,14 +58,17 @@ static size_t column_of(const struct tplot *tp, double t)
 static long series_points(const struct tplot *tp, const struct report_series *rs,
 			  struct tpoint **out, size_t *argmax, bool *down)
 {
-	const struct series_interval *v = rs->v;
+	/* One series decoded at a time: 24 bytes an interval, for a moment. */
+	struct series_interval *v = series_store_decode(rs->st);
 	size_t n = 0, best = SIZE_MAX;
 	bool up = true;
 	struct tpoint *pt;
 
 	*down = rs->n > 2 * SVG_COLUMNS;
-	if (!(pt = calloc(*down ? SVG_COLUMNS + 1 : rs->n + 1, sizeof(*pt))))
+	if (!v || !(pt = calloc(*down ? SVG_COLUMNS + 1 : rs->n + 1, sizeof(*pt)))) {
+		free(v);
 		return -ENOMEM;
+	}
 	/* Strict: the first of equal maxima, in the series as in its column. */
 	for (size_t k = 0; k < rs->n; k++)
 		if (v[k].count && (best == SIZE_MAX || v[k].max_ns > v[best].max_ns))
@@ -104,6 +107,7 @@ static long series_points(const struct tplot *tp, const struct report_series *rs
 		up = hi == SIZE_MAX;
 		k = e > k ? e : k + 1;
 	}
+	free(v);
 	*out = pt;
 	return (long)n;
 }
@@ -305,8 +309,12 @@ static int put_one_series(struct html_page *pg, const struct tplot *tp,
 	char key[16], mx[32] = "", iv[32];
 	FILE *f = pg->f;
 
+	struct series_interval argmax_iv = { 0 };
+
 	if (n < 0)
 		return (int)n;
+	if (argmax != SIZE_MAX)
+		series_store_get(rs->st, argmax, &argmax_iv);
 	html_cpu_key(key, sizeof(key), rs->cpu);
 	for (long i = 0; i < n; i++)
 		if (pt[i].max)
@@ -334,7 +342,7 @@ static int put_one_series(struct html_page *pg, const struct tplot *tp,
 	svg_span(iv, sizeof(iv), rs->interval_ns);
 	fprintf(f, "><title>CPU %d: %zu intervals of %s", rs->cpu, rs->n, iv);
 	if (argmax != SIZE_MAX) {
-		svg_latency(mx, sizeof(mx), rs->v[argmax].max_ns);
+		svg_latency(mx, sizeof(mx), argmax_iv.max_ns);
 		fprintf(f, ", max %s", mx);
 	}
 	fputs("</title></path>\n", f);
@@ -347,7 +355,7 @@ static int put_one_series(struct html_page *pg, const struct tplot *tp,
 		    f,
 		    "<circle class=\"mk\" style=\"--h:%d\" data-series=\"%s\" data-role=\"max\" "
 		    "data-ns=\"%" PRIu64 "\" data-t-ns=\"%" PRIu64 "\" cx=\"",
-		    hue, key, rs->v[argmax].max_ns, (uint64_t)argmax * rs->interval_ns);
+		    hue, key, argmax_iv.max_ns, (uint64_t)argmax * rs->interval_ns);
 		svg_num(f, pt[mi].x);
 		fputs("\" cy=\"", f);
 		svg_num(f, pt[mi].y);
@@ -376,8 +384,11 @@ static void series_table(struct html_page *pg, const struct report_series *const
 		const json_t *per = periodicity_of(pg->r, rs);
 		char iv[32];
 		uint64_t mx = 0;
-		for (size_t k = 0; k < rs->n; k++)
-			mx = rs->v[k].max_ns > mx ? rs->v[k].max_ns : mx;
+		struct series_cursor c;
+		struct series_interval v;
+		series_cursor_init(&c, rs->st, 0);
+		while (series_cursor_next(&c, &v))
+			mx = v.max_ns > mx ? v.max_ns : mx;
 		svg_span(iv, sizeof(iv), rs->interval_ns);
 		fprintf(f, "<tr><td class=\"l\">%d</td><td>%zu</td><td>%s</td><td>%zu</td><td>",
 			rs->cpu, rs->n, iv, st[i].points);
@@ -428,13 +439,16 @@ static void series_scan(const struct html_page *pg, struct tfigure *fg)
 		if (!html_drawn(pg, rs->probe, rs->cpu))
 			continue;
 		fg->ss[fg->m++] = rs;
-		for (size_t k = 0; k < rs->n; k++) {
-			if (!rs->v[k].count)
+		struct series_cursor c;
+		struct series_interval v;
+		series_cursor_init(&c, rs->st, 0);
+		while (series_cursor_next(&c, &v)) {
+			if (!v.count)
 				continue;
-			if (rs->v[k].max_ns > fg->ymax)
-				fg->ymax = rs->v[k].max_ns;
-			if (rs->v[k].max_ns && rs->v[k].max_ns < fg->ymin)
-				fg->ymin = rs->v[k].max_ns;
+			if (v.max_ns > fg->ymax)
+				fg->ymax = v.max_ns;
+			if (v.max_ns && v.max_ns < fg->ymin)
+				fg->ymin = v.max_ns;
 		}
 		fg->ivl = rs->interval_ns;
 		fg->intervals += rs->n;

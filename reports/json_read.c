@@ -544,14 +544,16 @@ static int read_one_series(struct rd *rd, struct report *r, json_t *o, size_t k)
 	    !(mi = get_column(rd, iv, "missed", w2, n, UINT32_MAX, &rc)))
 		return rc;
 	rs->n = n;
-	rs->v = calloc(n ? n : 1, sizeof(*rs->v));
-	if (!rs->v)
+	if (!(rs->st = calloc(1, sizeof(*rs->st))))
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		rs->v[i] = (struct series_interval){ .max_ns = COL(m, i),
-						     .count = (uint32_t)COL(c, i),
-						     .spikes = (uint32_t)COL(sp, i),
-						     .missed = (uint32_t)COL(mi, i) };
+	for (size_t i = 0; i < n; i++) {
+		struct series_interval v = { .max_ns = COL(m, i),
+					     .count = (uint32_t)COL(c, i),
+					     .spikes = (uint32_t)COL(sp, i),
+					     .missed = (uint32_t)COL(mi, i) };
+		if (series_store_append(rs->st, &v))
+			return -ENOMEM;
+	}
 	snprintf(w2, sizeof(w2), "%s.spike_log", where);
 	if ((rc = get_u64(rd, log, "threshold_ns", w2, true, &rs->threshold_ns, NULL)) ||
 	    (rc = get_u64(rd, log, "threshold_at_ns", w2, true, &rs->threshold_at_ns, NULL)) ||

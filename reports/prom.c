@@ -425,10 +425,13 @@ static void window_families(struct out *o, const struct report *r)
 			k = span / se->interval_ns ? span / se->interval_ns : 1;
 			if (k > se->n)
 				k = se->n;
-			for (size_t j = se->n - k; j < se->n; j++) {
-				count += se->v[j].count;
-				if (se->v[j].max_ns > max)
-					max = se->v[j].max_ns;
+			struct series_cursor c;
+			struct series_interval iv;
+			series_cursor_init(&c, se->st, se->n - k);
+			while (series_cursor_next(&c, &iv)) {
+				count += iv.count;
+				if (iv.max_ns > max)
+					max = iv.max_ns;
 			}
 			if (!count)
 				continue;

@@ -40,7 +40,7 @@ static int add_series(struct report *r, struct session *s)
 		if (!rs)
 			return -ENOMEM;
 		rs->interval_ns = series_interval_ns(se);
-		rs->n = se->n;
+		rs->n = se->st.n;
 		rs->threshold_ns = se->threshold_ns;
 		rs->threshold_at_ns = se->threshold_at_ns;
 		rs->spikes_total = se->spikes_total;
@@ -48,7 +48,7 @@ static int add_series(struct report *r, struct session *s)
 		rs->spikes_unlogged = se->spikes_unlogged;
 		rs->stalls = __atomic_load_n(&se->feed->stalls, __ATOMIC_RELAXED);
 		rs->nspikes = se->nspikes;
-		rs->v = se->v;
+		rs->st = (struct series_store *)&se->st;
 		rs->spikes = se->spikes;
 		rs->borrowed = true;
 	}

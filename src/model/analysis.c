@@ -161,8 +161,11 @@ static json_t *periodicity_json(const struct report *r, const struct report_seri
 		resolution = (double)rs->interval_ns / 1e9;
 		t = malloc((rs->n ? rs->n : 1) * sizeof(*t));
 		src = malloc((rs->n ? rs->n : 1) * sizeof(*src));
-		for (size_t i = 0; t && src && i < rs->n; i++)
-			if (rs->v[i].spikes) {
+		struct series_cursor c;
+		struct series_interval iv;
+		series_cursor_init(&c, rs->st, 0);
+		for (size_t i = 0; t && src && series_cursor_next(&c, &iv); i++)
+			if (iv.spikes) {
 				src[n] = i;
 				t[n++] = ((double)i + 0.5) * resolution;
 			}
@@ -208,20 +211,27 @@ fail:
 struct ref {
 	const struct report_series *rs;
 	size_t i; /* interval index */
+	struct series_interval v;
 };
 
 static int ref_cmp(const void *a, const void *b)
 {
 	const struct ref *x = a, *y = b;
-	uint64_t mx = x->rs->v[x->i].max_ns, my = y->rs->v[y->i].max_ns;
+	uint64_t mx = x->v.max_ns, my = y->v.max_ns;
 
 	return mx < my ? 1 : mx > my ? -1 : 0;
 }
 
-static json_t *interval_json(const struct report_series *rs, size_t i)
+/* Interval i (< rs->n); v: its values when the caller has them, else NULL. */
+static json_t *interval_json(const struct report_series *rs, size_t i,
+			     const struct series_interval *v)
 {
-	const struct series_interval *v = &rs->v[i];
+	struct series_interval got;
 
+	if (!v) {
+		series_store_get(rs->st, i, &got);
+		v = &got;
+	}
 	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "index", (json_int_t)i, "start_ns",
 			 (json_int_t)(i * rs->interval_ns), "end_ns",
 			 (json_int_t)((i + 1) * rs->interval_ns), "count", (json_int_t)v->count,
@@ -237,10 +247,12 @@ static json_t *worst_intervals_json(const struct report *r)
 	unsigned nb = 0;
 	json_t *a = json_array();
 
-	for (size_t s = 0; s < r->nseries; s++)
-		for (size_t i = 0; i < r->series[s].n; i++) {
-			struct ref c = { &r->series[s], i };
-			if (!c.rs->v[i].count)
+	for (size_t s = 0; s < r->nseries; s++) {
+		struct series_cursor cur;
+		struct ref c = { &r->series[s], 0, { 0 } };
+		series_cursor_init(&cur, c.rs->st, 0);
+		for (; series_cursor_next(&cur, &c.v); c.i++) {
+			if (!c.v.count)
 				continue;
 			if (nb < ANALYSIS_WORST_INTERVALS) {
 				best[nb++] = c;
@@ -251,8 +263,10 @@ static json_t *worst_intervals_json(const struct report *r)
 			}
 			qsort(best, nb, sizeof(*best), ref_cmp);
 		}
+	}
 	for (unsigned k = 0; a && k < nb; k++) {
-		json_t *o = series_id(best[k].rs), *iv = interval_json(best[k].rs, best[k].i);
+		json_t *o = series_id(best[k].rs),
+		       *iv = interval_json(best[k].rs, best[k].i, &best[k].v);
 		json_object_update(o, iv);
 		json_decref(iv);
 		json_array_append_new(a, o);
@@ -328,7 +342,7 @@ static json_t *top_spikes_json(const struct report *r)
 		json_object_set_new(o, "latency_ns", ns(tp->latency_ns));
 		json_object_set_new(o, "phase", json_string(top_phase(r, tp)));
 		json_object_set_new(o, "interval",
-				    i < tp->rs->n ? interval_json(tp->rs, i) : json_null());
+				    i < tp->rs->n ? interval_json(tp->rs, i, NULL) : json_null());
 		json_array_append_new(a, o);
 	}
 	free(all);

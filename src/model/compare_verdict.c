@@ -287,12 +287,16 @@ static size_t interval_maxima(const struct report *r, const struct report_result
 	if (!nser || !n || n == SIZE_MAX || !(max = calloc(n, sizeof(*max))) ||
 	    !(cnt = calloc(n, sizeof(*cnt))))
 		goto out;
-	for (size_t i = 0; i < nser; i++)
-		for (size_t j = 0; j < n; j++) {
-			if ((double)ser[i]->v[j].max_ns > max[j])
-				max[j] = (double)ser[i]->v[j].max_ns;
-			cnt[j] += ser[i]->v[j].count;
+	for (size_t i = 0; i < nser; i++) {
+		struct series_cursor c;
+		struct series_interval iv;
+		series_cursor_init(&c, ser[i]->st, 0);
+		for (size_t j = 0; j < n && series_cursor_next(&c, &iv); j++) {
+			if ((double)iv.max_ns > max[j])
+				max[j] = (double)iv.max_ns;
+			cnt[j] += iv.count;
 		}
+	}
 	/* median count, by a sorted copy */
 	uint64_t *sorted = malloc(n * sizeof(*sorted)), med;
 	if (!sorted)

@@ -219,6 +219,17 @@ struct report_series *report_add_series(struct report *r, const char *probe, int
 	return s;
 }
 
+int report_series_fill(struct report_series *rs, const struct series_interval *v, size_t n)
+{
+	if (!rs->st && !(rs->st = calloc(1, sizeof(*rs->st))))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (series_store_append(rs->st, &v[i]))
+			return -ENOMEM;
+	rs->n = rs->st->n;
+	return 0;
+}
+
 static int cpu_sort(const void *x, const void *y)
 {
 	int a = *(const int *)x, b = *(const int *)y;
@@ -305,7 +316,9 @@ void report_clear_results(struct report *r, size_t keep_warnings)
 	for (size_t i = 0; i < r->nseries; i++) {
 		free(r->series[i].probe);
 		if (!r->series[i].borrowed) {
-			free(r->series[i].v);
+			if (r->series[i].st)
+				series_store_free(r->series[i].st);
+			free(r->series[i].st);
 			free(r->series[i].spikes);
 		}
 	}

@@ -90,13 +90,15 @@ struct report_series {
 	char *probe;
 	int cpu;
 	uint64_t interval_ns;
-	struct series_interval *v;
+	/* The intervals, compactly (series_store.h): read them in order with a
+	 * series_cursor, one with series_store_get().  n == st->n. */
+	struct series_store *st;
 	size_t n;
 	uint64_t threshold_ns, threshold_at_ns; /* 0: no threshold was set */
 	uint64_t spikes_total, spikes_overwritten, spikes_unlogged, stalls;
 	struct series_spike *spikes;
 	size_t nspikes;
-	bool borrowed; /* v and spikes belong to the running session: not freed here */
+	bool borrowed; /* st and spikes belong to the running session: not freed here */
 };
 
 struct report {
@@ -152,6 +154,9 @@ struct report_result *report_add_result(struct report *r, bool aggregate, const 
 int report_result_from_recorder(struct report_result *res, const struct recorder *rec);
 /* Append an empty series (NULL on ENOMEM); it owns a copy of probe. */
 struct report_series *report_add_series(struct report *r, const char *probe, int cpu);
+/* Give rs a store of its own holding v[0..n) (the readers', tests').  0 or
+ * -ENOMEM. */
+int report_series_fill(struct report_series *rs, const struct series_interval *v, size_t n);
 /* Build one aggregate per (probe, phase) over all CPUs of r->results.
  * top lists are merged (the K largest over CPUs, K = the largest ntop). */
 int report_build_aggregates(struct report *r);

@@ -8,6 +8,7 @@
 #include "recorder.h"
 #include "rt.h"
 #include "series.h"
+#include "util.h"
 
 static uint32_t sat32(uint64_t v)
 {
@@ -142,44 +143,46 @@ int series_init(struct series *s, struct series_feed *feed, uint64_t base_ns, si
 	return 0;
 }
 
-/* Merge neighbouring pairs: half as many intervals, each twice as long. */
-static void series_coarsen(struct series *s)
+/* Merge neighbouring pairs: half as many intervals, each twice as long.
+ * The store is rebuilt (its encoding is append-only): for a moment it is
+ * there twice, at ~3 bytes an interval.  0 or -ENOMEM (then unchanged). */
+static int series_coarsen(struct series *s)
 {
-	size_t n = (s->n + 1) / 2;
+	struct series_store half = { 0 };
+	struct series_cursor c;
+	struct series_interval a, b;
 
-	for (size_t i = 0; i < n; i++) {
-		struct series_interval v = s->v[2 * i];
-		if (2 * i + 1 < s->n)
-			interval_merge(&v, &s->v[2 * i + 1]);
-		s->v[i] = v;
+	series_cursor_init(&c, &s->st, 0);
+	while (series_cursor_next(&c, &a)) {
+		if (series_cursor_next(&c, &b))
+			interval_merge(&a, &b);
+		if (series_store_append(&half, &a)) {
+			series_store_free(&half);
+			return -ENOMEM;
+		}
 	}
-	memset(s->v + n, 0, (s->n - n) * sizeof(*s->v));
-	s->n = n;
+	series_store_free(&s->st);
+	s->st = half;
 	s->shift++;
+	return 0;
 }
 
 int series_put(struct series *s, uint64_t idx, const struct series_interval *v)
 {
+	static const struct series_interval none;
 	uint64_t j;
+	int rc;
 
 	while ((j = idx >> s->shift) >= s->limit)
-		series_coarsen(s);
-	if (j >= s->cap) {
-		size_t cap = s->cap ? s->cap : 64;
-		while (cap <= j)
-			cap *= 2;
-		if (cap > s->limit)
-			cap = s->limit;
-		struct series_interval *nv = realloc(s->v, cap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		memset(nv + s->cap, 0, (cap - s->cap) * sizeof(*nv));
-		s->v = nv;
-		s->cap = cap;
-	}
-	if (j >= s->n)
-		s->n = j + 1;
-	interval_merge(&s->v[j], v);
+		if ((rc = series_coarsen(s)))
+			return rc;
+	if (s->st.n && j + 1 < s->st.n)
+		return -EINVAL;
+	/* Intervals without samples in between are zeros (one byte each). */
+	while (s->st.n <= j)
+		if ((rc = series_store_append(&s->st, &none)))
+			return rc;
+	interval_merge(series_store_last(&s->st), v);
 	s->spikes_total += v->spikes;
 	return 0;
 }
@@ -189,11 +192,6 @@ static int drain_spikes(struct series *s)
 	struct series_feed *f = s->feed;
 	uint64_t head = __atomic_load_n(&f->spike_head, __ATOMIC_ACQUIRE);
 
-	if (!s->spikes && head > s->spike_tail) {
-		s->spikes = malloc(SERIES_SPIKE_LOG * sizeof(*s->spikes));
-		if (!s->spikes)
-			return -ENOMEM;
-	}
 	for (uint64_t i = s->spike_tail; i < head; i++) {
 		if (head - i > SERIES_SPIKE_RING) {
 			s->spikes_overwritten += head - SERIES_SPIKE_RING - i;
@@ -212,10 +210,17 @@ static int drain_spikes(struct series *s)
 			s->spikes_overwritten++;
 			continue;
 		}
-		if (s->nspikes < SERIES_SPIKE_LOG)
-			s->spikes[s->nspikes++] = sp;
-		else
+		if (s->nspikes >= SERIES_SPIKE_LOG) {
 			s->spikes_unlogged++;
+			continue;
+		}
+		/* Grown as spikes come: most series see few, and a log
+		 * allocated whole cost 384 KiB each (docs/BENCHMARKS.md). */
+		if (util_grow(&s->spikes, s->nspikes, sizeof(*s->spikes))) {
+			s->spike_tail = i;
+			return -ENOMEM;
+		}
+		s->spikes[s->nspikes++] = sp;
 	}
 	s->spike_tail = head;
 	return 0;
@@ -275,9 +280,8 @@ uint64_t series_interval_ns(const struct series *s)
 
 void series_free(struct series *s)
 {
-	free(s->v);
+	series_store_free(&s->st);
 	free(s->spikes);
-	s->v = NULL;
 	s->spikes = NULL;
-	s->n = s->cap = s->nspikes = 0;
+	s->nspikes = 0;
 }

@@ -13,22 +13,26 @@
  *    (the reader counts what it lost).
  *
  *  - struct series is the housekeeping thread's side: it drains the rings
- *    into the interval array and the spike log.  The array never holds
- *    more than `limit` intervals: when the run outlives that, neighbouring
- *    pairs are merged and the interval doubles (coarser, nothing dropped).
- *    The spike log keeps the first SERIES_SPIKE_LOG spikes; later ones are
+ *    into the interval store (series_store.h: ~3 bytes an interval) and
+ *    the spike log.  The store never holds more than `limit` intervals:
+ *    when the run outlives that, neighbouring pairs are merged and the
+ *    interval doubles (coarser, nothing dropped).  The spike log keeps the
+ *    first SERIES_SPIKE_LOG spikes, grown as they come; later ones are
  *    still counted in the intervals.
  *
  * Time is the sample's time since the run's start, as given to
  * recorder_add(); base interval k covers [k * base_ns, (k + 1) * base_ns).
- * Memory per result: the feed (~64 KiB) plus at most `limit` intervals
- * (24 bytes each) and SERIES_SPIKE_LOG spikes (24 bytes each). */
+ * Memory per result: the feed (~64 KiB) plus at most `limit` encoded
+ * intervals (~3 bytes each, at most 26) and SERIES_SPIKE_LOG spikes (24
+ * bytes each). */
 #ifndef RTSOAK_SERIES_H
 #define RTSOAK_SERIES_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "series_store.h"
 
 struct recorder;
 
@@ -43,11 +47,6 @@ struct recorder;
  * shorter than 20 s). */
 #define SERIES_AUTO_FACTOR 10
 #define SERIES_AUTO_WARMUP_NS (5 * 1000000000ull)
-
-struct series_interval {
-	uint64_t max_ns; /* 0 when count is 0 */
-	uint32_t count, spikes, missed;
-};
 
 struct series_spike {
 	uint64_t t_ns, latency_ns;
@@ -91,8 +90,7 @@ struct series {
 	uint64_t base_ns;
 	unsigned shift; /* v[i] covers base intervals [i << shift, (i + 1) << shift) */
 	size_t limit;
-	struct series_interval *v;
-	size_t n, cap;
+	struct series_store st; /* st.n intervals */
 	struct series_spike *spikes;
 	size_t nspikes;
 	uint64_t spike_tail;
@@ -137,8 +135,9 @@ void series_set_threshold(struct series *s, uint64_t threshold_ns, uint64_t at_n
 uint64_t series_interval_ns(const struct series *s);
 void series_free(struct series *s);
 
-/* Add one closed interval (idx in base intervals) to the array, merging
- * pairs when idx falls beyond the limit.  Used by drain, and by tests. */
+/* Add one closed interval (idx in base intervals, not before the last one
+ * added: -EINVAL) to the store, merging pairs when idx falls beyond the
+ * limit.  0, -EINVAL or -ENOMEM.  Used by drain, and by tests. */
 int series_put(struct series *s, uint64_t idx, const struct series_interval *v);
 
 #endif

@@ -44,14 +44,16 @@ static void series(struct report *r, const char *probe, int cpu, uint64_t lat_ns
 {
 	struct report_series *s = report_add_series(r, probe, cpu);
 
-	if (!s || !(s->v = calloc(NINT, sizeof(*s->v))))
+	struct series_interval iv[NINT];
+
+	if (!s)
 		abort();
 	s->interval_ns = 1000000000ull;
-	s->n = NINT;
-	for (size_t i = 0; i < NINT; i++) {
-		s->v[i].count = 1000;
-		s->v[i].max_ns = lat_ns + tap_rnd() % (lat_ns / 10);
-	}
+	for (size_t i = 0; i < NINT; i++)
+		iv[i] = (struct series_interval){ .count = 1000,
+						  .max_ns = lat_ns + tap_rnd() % (lat_ns / 10) };
+	if (report_series_fill(s, iv, NINT))
+		abort();
 }
 
 /* A: timer on CPUs 0 and 1 (phases idle and slab on CPU 0), net on CPU 0.

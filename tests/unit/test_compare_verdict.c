@@ -72,22 +72,25 @@ static void run(struct report *r, double shift_ns, double tail_from, double tail
 	if (!h || !(res = report_add_result(r, false, probe, 0, "all")))
 		abort();
 	s = no_series ? &scratch : report_add_series(r, probe, 0);
-	if (!s || !(s->v = calloc(NINT, sizeof(*s->v))))
+	struct series_interval *iv = calloc(NINT, sizeof(*iv));
+	if (!s || !iv)
 		abort();
 	s->interval_ns = 1000000000ull;
-	s->n = NINT;
 	for (size_t i = 0; i < NINT; i++) {
-		s->v[i].count = PER;
+		iv[i].count = PER;
 		for (size_t k = 0; k < PER; k++) {
 			uint64_t v = sample(shift_ns, tail_from, tail_mul);
 			histogram_add(h, v);
 			min = v < min ? v : min;
 			max = v > max ? v : max;
 			sum += (double)v;
-			if (v > s->v[i].max_ns)
-				s->v[i].max_ns = v;
+			if (v > iv[i].max_ns)
+				iv[i].max_ns = v;
 		}
 	}
+	if (report_series_fill(s, iv, NINT))
+		abort();
+	free(iv);
 	res->count = NINT * PER;
 	if (one_more_ns) {
 		histogram_add(h, one_more_ns);
@@ -95,8 +98,10 @@ static void run(struct report *r, double shift_ns, double tail_from, double tail
 		sum += (double)one_more_ns;
 		res->count++;
 	}
-	if (no_series)
-		free(scratch.v);
+	if (no_series) {
+		series_store_free(scratch.st);
+		free(scratch.st);
+	}
 	res->min = min;
 	res->max = max;
 	res->mean = (uint64_t)(sum / (double)res->count);

@@ -58,10 +58,9 @@ static void build(struct report *r, bool complete, bool attribution, const char 
 	if (!r->config || !rs)
 		abort();
 	rs->interval_ns = IV;
-	rs->n = SPAN / IV;
-	rs->v = calloc(rs->n, sizeof(*rs->v));
+	struct series_interval *v = calloc(SPAN / IV, sizeof(*v));
 	rs->spikes = calloc(MAXSP, sizeof(*rs->spikes));
-	if (!rs->v || !rs->spikes)
+	if (!v || !rs->spikes)
 		abort();
 	rs->threshold_ns = 100000;
 	for (unsigned k = 0; k < 10; k++)
@@ -78,9 +77,12 @@ static void build(struct report *r, bool complete, bool attribution, const char 
 	rs->spikes_total = n;
 	for (size_t i = 0; i < n; i++) {
 		rs->spikes[i].latency_ns = 500000;
-		rs->v[rs->spikes[i].t_ns / IV].spikes++;
-		rs->v[rs->spikes[i].t_ns / IV].count = 1000;
+		v[rs->spikes[i].t_ns / IV].spikes++;
+		v[rs->spikes[i].t_ns / IV].count = 1000;
 	}
+	if (report_series_fill(rs, v, SPAN / IV))
+		abort();
+	free(v);
 	if (!complete)
 		rs->spikes_overwritten = 1; /* the analysis falls back to the intervals */
 	if (!attribution)

@@ -48,13 +48,17 @@ static uint64_t sum_count(const struct series *s, uint64_t *max, uint64_t *spike
 {
 	uint64_t c = 0;
 
+	struct series_cursor cur;
+	struct series_interval v;
+
 	*max = *spikes = *missed = 0;
-	for (size_t i = 0; i < s->n; i++) {
-		c += s->v[i].count;
-		*spikes += s->v[i].spikes;
-		*missed += s->v[i].missed;
-		if (s->v[i].max_ns > *max)
-			*max = s->v[i].max_ns;
+	series_cursor_init(&cur, &s->st, 0);
+	while (series_cursor_next(&cur, &v)) {
+		c += v.count;
+		*spikes += v.spikes;
+		*missed += v.missed;
+		if (v.max_ns > *max)
+			*max = v.max_ns;
 	}
 	return c;
 }
@@ -93,8 +97,8 @@ static void test_merging(void)
 	   (unsigned long long)missed);
 	ok(spikes == nspikes && g.s.spikes_total == nspikes, "spikes counted: %llu",
 	   (unsigned long long)spikes);
-	ok(g.s.n <= 16 && g.s.shift == 3 && series_interval_ns(&g.s) == 80 * MS,
-	   "100 intervals into 16: interval 80 ms, %zu kept", g.s.n);
+	ok(g.s.st.n <= 16 && g.s.shift == 3 && series_interval_ns(&g.s) == 80 * MS,
+	   "100 intervals into 16: interval 80 ms, %zu kept", g.s.st.n);
 	ok(g.s.nspikes + g.s.spikes_overwritten + g.s.spikes_unlogged == nspikes,
 	   "every spike is logged or counted as lost");
 	rig_free(&g);
@@ -109,9 +113,12 @@ static void test_gaps(void)
 	sample(&g, 5000, 100 * MS);
 	sample(&g, 7000, 5300 * MS);
 	series_flush(&g.s);
-	ok(g.s.n == 6 && g.s.v[0].count == 1 && g.s.v[5].count == 1 && g.s.v[3].count == 0 &&
-	       g.s.v[5].max_ns == 7000,
-	   "samples at 0.1 s and 5.3 s land in intervals 0 and 5 (n=%zu)", g.s.n);
+	struct series_interval v0, v3, v5;
+	series_store_get(&g.s.st, 0, &v0);
+	series_store_get(&g.s.st, 3, &v3);
+	series_store_get(&g.s.st, 5, &v5);
+	ok(g.s.st.n == 6 && v0.count == 1 && v5.count == 1 && v3.count == 0 && v5.max_ns == 7000,
+	   "samples at 0.1 s and 5.3 s land in intervals 0 and 5 (n=%zu)", g.s.st.n);
 	ok(g.s.spikes_total == 0 && g.s.nspikes == 0, "no threshold: no spikes");
 	rig_free(&g);
 }
@@ -169,7 +176,9 @@ static void test_late_threshold(void)
 	ok(g.s.spikes_total == 1 && g.s.nspikes == 1 && g.s.spikes[0].t_ns == 150 * MS &&
 	       g.s.spikes[0].latency_ns == 20000,
 	   "only the spike after the threshold was set is counted");
-	ok(g.s.v[0].max_ns == 90000, "the interval max still has the earlier one");
+	struct series_interval v0;
+	series_store_get(&g.s.st, 0, &v0);
+	ok(v0.max_ns == 90000, "the interval max still has the earlier one");
 	rig_free(&g);
 }
 
