@@ -220,26 +220,32 @@ static uint64_t mul_sat(uint64_t a, uint64_t b)
 	return a && b > UINT64_MAX / a ? UINT64_MAX : a * b;
 }
 
-/* The probe's series with intervals, in report order, and the columns:
- * *width ns each (a whole number of the shortest interval), *ncols of them
- * (at most HTML_HEATMAP_COLUMNS) spanning the longest series.  0 columns:
- * nothing to map. */
+/* The probe's series with intervals, one per row of the CPU x statistic
+ * map (res[m], so that a CPU's two rows line up; NULL where that CPU has no
+ * series), and the columns: *width ns each (a whole number of the shortest
+ * interval), *ncols of them (at most HTML_HEATMAP_COLUMNS) spanning the
+ * longest series.  0 columns: nothing to map. */
 static size_t time_columns(const struct report *r, const char *probe,
-			   const struct report_series **ss, size_t *m, uint64_t *width)
+			   const struct report_result *const *res, size_t m,
+			   const struct report_series **ss, uint64_t *width)
 {
 	uint64_t span = 0, ivl = 0, units, g;
 
-	*m = 0;
-	for (size_t i = 0; i < r->nseries; i++) {
-		const struct report_series *rs = &r->series[i];
-		if (strcmp(rs->probe, probe) || !rs->n || !rs->interval_ns)
-			continue;
-		ss[(*m)++] = rs;
-		span =
-		    mul_sat(rs->n, rs->interval_ns) > span ? mul_sat(rs->n, rs->interval_ns) : span;
-		ivl = !ivl || rs->interval_ns < ivl ? rs->interval_ns : ivl;
+	for (size_t k = 0; k < m; k++) {
+		ss[k] = NULL;
+		for (size_t i = 0; !ss[k] && i < r->nseries; i++) {
+			const struct report_series *rs = &r->series[i];
+			if (rs->cpu != res[k]->cpu || strcmp(rs->probe, probe) || !rs->n ||
+			    !rs->interval_ns)
+				continue;
+			ss[k] = rs;
+			span = mul_sat(rs->n, rs->interval_ns) > span
+				   ? mul_sat(rs->n, rs->interval_ns)
+				   : span;
+			ivl = !ivl || rs->interval_ns < ivl ? rs->interval_ns : ivl;
+		}
 	}
-	if (!*m)
+	if (!ivl)
 		return 0;
 	units = span / ivl + (span % ivl != 0);
 	g = units / HTML_HEATMAP_COLUMNS + (units % HTML_HEATMAP_COLUMNS != 0);
@@ -255,12 +261,13 @@ static size_t column_of(const struct report_series *rs, size_t k, uint64_t width
 	return c >= ncols ? ncols - 1 : (size_t)c;
 }
 
-static int put_time_map(struct html_page *pg, const char *probe)
+static int put_time_map(struct html_page *pg, const char *probe,
+			const struct report_result *const *res, size_t m)
 {
 	const struct report *r = pg->r;
-	const struct report_series **ss = calloc(r->nseries + 1, sizeof(*ss));
+	const struct report_series **ss = calloc(m + 1, sizeof(*ss));
 	uint64_t width = 1, *cell = NULL;
-	size_t m, ncols = ss ? time_columns(r, probe, ss, &m, &width) : 0;
+	size_t ncols = ss ? time_columns(r, probe, res, m, ss, &width) : 0;
 	struct hm_scale s = { 0, 0 };
 	bool *has = NULL;
 	size_t group;
@@ -285,6 +292,8 @@ static int put_time_map(struct html_page *pg, const char *probe)
 	for (size_t i = 0; i < m; i++) {
 		struct series_cursor cur;
 		struct series_interval ivs, *iv = &ivs;
+		if (!ss[i])
+			continue; /* a row without a series: empty cells */
 		series_cursor_init(&cur, ss[i]->st, 0);
 		for (size_t k = 0; series_cursor_next(&cur, iv); k++) {
 			size_t c = i * ncols + column_of(ss[i], k, width, ncols);
@@ -315,7 +324,12 @@ static int put_time_map(struct html_page *pg, const char *probe)
 			unit);
 	fputs("</tr></thead><tbody>\n", f);
 	for (size_t i = 0; i < m; i++) {
-		fprintf(f, "<tr data-cpu=\"%d\"><th>%d</th>", ss[i]->cpu, ss[i]->cpu);
+		int cpu = res[i]->cpu;
+		if (ss[i])
+			fprintf(f, "<tr data-cpu=\"%d\"><th>%d</th>", cpu, cpu);
+		else
+			fprintf(f, "<tr data-cpu=\"%d\"><th title=\"no time series\">%d</th>", cpu,
+				cpu);
 		for (size_t c = 0; c < ncols; c++) {
 			uint64_t v = cell[i * ncols + c];
 			char at[32], lat[32];
@@ -328,8 +342,8 @@ static int put_time_map(struct html_page *pg, const char *probe)
 			fputs("<td", f);
 			if (v)
 				fprintf(f, " class=\"q%u\"", level(&s, (double)v));
-			fprintf(f, " data-ns=\"%" PRIu64 "\" title=\"CPU %d %s: %s\"></td>", v,
-				ss[i]->cpu, at, lat);
+			fprintf(f, " data-ns=\"%" PRIu64 "\" title=\"CPU %d %s: %s\"></td>", v, cpu,
+				at, lat);
 		}
 		fputs("</tr>\n", f);
 	}
@@ -399,8 +413,8 @@ int html_heatmap_put(struct html_page *pg)
 		fputs("<div class=\"hm-pair\"><div>\n", f);
 		put_stat_map(pg, pg->probes[p], v, n);
 		fputs("</div><div>\n", f);
+		rc = put_time_map(pg, pg->probes[p], v, n);
 		free(v);
-		rc = put_time_map(pg, pg->probes[p]);
 		fputs("</div></div>\n", f);
 	}
 	return rc;

@@ -15,6 +15,7 @@
 #include "analysis.h"
 #include "attribution.h"
 #include "cyclictest.h"
+#include "serieslog.h"
 #include "report.h"
 #include "views.h"
 
@@ -1109,6 +1110,10 @@ static int read_root(struct rd *rd, struct report *r, json_t *root)
 	    (rc = get_str(rd, run, "status", "run", &status)) ||
 	    (rc = get_u64(rd, run, "duration_ns", "run", false, &r->duration_ns, NULL)))
 		return rc;
+	/* Optional: a checkpoint read with its series log, written out again. */
+	if (json_object_get(run, "series_until_ns") &&
+	    (rc = get_u64(rd, run, "series_until_ns", "run", false, &r->series_until_ns, NULL)))
+		return rc;
 	if (report_status_parse(status, &r->status))
 		return fail(rd, "run.status", "is not complete, interrupted, running or failed");
 	if (!json_is_boolean(json_object_get(run, "realtime")))
@@ -1152,6 +1157,10 @@ static int read_root(struct rd *rd, struct report *r, json_t *root)
 	if ((rc = read_results(rd, r, root, BIG_RESULTS, false)) ||
 	    (rc = read_results(rd, r, root, BIG_AGGREGATES, true)) || (rc = read_periods(rd, r)) ||
 	    (rc = read_series(rd, r, root)) || (rc = read_attribution(rd, r, root)))
+		return rc;
+	/* A checkpoint's summary: its series' columns are in the series log. */
+	json_t *sl = json_object_get(root, "series_log");
+	if (sl && (rc = serieslog_merge(r, rd->file, sl, rd->err, rd->errlen)))
 		return rc;
 	return analysis_add_culprits(r);
 }

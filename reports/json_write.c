@@ -126,6 +126,9 @@ static json_t *head_json(const struct report *r)
 				      r->end, "duration_ns", (json_int_t)r->duration_ns, "status",
 				      report_status_name(r->status), "realtime", r->realtime,
 				      "warnings", warnings));
+	if (r->series_until_ns) /* a checkpoint read with its series log */
+		json_object_set_new(json_object_get(root, "run"), "series_until_ns",
+				    json_integer((json_int_t)r->series_until_ns));
 	/* Borrowed from the model, or empty ones of our own. */
 	json_object_set_new(root, "config", r->config ? json_incref(r->config) : json_object());
 	json_object_set_new(root, "system", r->system ? json_incref(r->system) : json_object());
@@ -143,6 +146,8 @@ static json_t *head_json(const struct report *r)
 		json_object_set(root, "analysis", r->analysis);
 	if (r->attribution) /* as read or as the run built it: unchanged */
 		json_object_set(root, "attribution", r->attribution);
+	if (r->series_log) /* a checkpoint's summary: the series' columns are there */
+		json_object_set(root, "series_log", r->series_log);
 	return root;
 }
 
@@ -190,7 +195,7 @@ static void put_u64_or_null(FILE *f, const char *key, bool has, uint64_t v)
  * printed straight from the model: a jansson tree of a day's intervals would
  * cost ~45 bytes per value, ten times the series itself (docs/BENCHMARKS.md,
  * bench/memory.sh).  The probe name, the only string, goes through jansson. */
-static int put_series(FILE *f, const struct report_series *rs)
+static int put_series(FILE *f, const struct report_series *rs, bool logged)
 {
 	json_t *probe = json_string(rs->probe);
 	char *name = probe ? json_dumps(probe, JSON_ENCODE_ANY) : NULL;
@@ -202,26 +207,30 @@ static int put_series(FILE *f, const struct report_series *rs)
 	fprintf(f, "{\"probe\":%s,\"cpu\":%d,\"interval_ns\":%" PRIu64 ",\"stalls\":%" PRIu64 ",",
 		name, rs->cpu, rs->interval_ns, rs->stalls);
 	free(name);
-	fprintf(f, "\"intervals\":{\"n\":%zu,", rs->n);
-	put_store_column(f, "count", rs->st, COL_COUNT);
+	/* In a checkpoint's summary the columns are in the series log. */
+	static const struct series_store none;
+	const struct series_store *st = logged ? &none : rs->st;
+	size_t nspikes = logged ? 0 : rs->nspikes;
+	fprintf(f, "\"intervals\":{\"n\":%zu,", st->n);
+	put_store_column(f, "count", st, COL_COUNT);
 	fputc(',', f);
-	put_store_column(f, "max_ns", rs->st, COL_MAX);
+	put_store_column(f, "max_ns", st, COL_MAX);
 	fputc(',', f);
-	put_store_column(f, "spikes", rs->st, COL_SPIKES);
+	put_store_column(f, "spikes", st, COL_SPIKES);
 	fputc(',', f);
-	put_store_column(f, "missed", rs->st, COL_MISSED);
+	put_store_column(f, "missed", st, COL_MISSED);
 	fputs("},\"spike_log\":{", f);
 	put_u64_or_null(f, "threshold_ns", thr, rs->threshold_ns);
 	put_u64_or_null(f, "threshold_at_ns", thr, rs->threshold_at_ns);
 	fprintf(f,
 		"\"total\":%" PRIu64 ",\"logged\":%zu,\"overwritten\":%" PRIu64
 		",\"not_logged\":%" PRIu64 ",",
-		rs->spikes_total, rs->nspikes, rs->spikes_overwritten, rs->spikes_unlogged);
-	PUT_COLUMN(f, "t_ns", rs->spikes, rs->nspikes, t_ns);
+		rs->spikes_total, nspikes, rs->spikes_overwritten, rs->spikes_unlogged);
+	PUT_COLUMN(f, "t_ns", rs->spikes, nspikes, t_ns);
 	fputc(',', f);
-	PUT_COLUMN(f, "latency_ns", rs->spikes, rs->nspikes, latency_ns);
+	PUT_COLUMN(f, "latency_ns", rs->spikes, nspikes, latency_ns);
 	fputc(',', f);
-	PUT_COLUMN(f, "phase", rs->spikes, rs->nspikes, phase);
+	PUT_COLUMN(f, "phase", rs->spikes, nspikes, phase);
 	fputs("}}", f);
 	return 0;
 }
@@ -248,7 +257,9 @@ static int put_report(FILE *f, void *arg)
 {
 	const struct report *r = arg;
 	json_t *root = head_json(r);
-	char *text = root ? json_dumps(root, JSON_INDENT(2)) : NULL;
+	/* A checkpoint's summary is for rtsoak to read, and its size is
+	 * budgeted (session_output.c): compact.  The final report is indented. */
+	char *text = root ? json_dumps(root, r->series_log ? JSON_COMPACT : JSON_INDENT(2)) : NULL;
 	size_t len = text ? strlen(text) : 0;
 	int rc = 0;
 
@@ -256,10 +267,12 @@ static int put_report(FILE *f, void *arg)
 	if (!text)
 		return -ENOMEM;
 	if (r->nseries && len && text[len - 1] == '}') {
-		fprintf(f, "%.*s,\n  \"series\": [", (int)(len - 2), text);
+		/* Up to the closing brace (and the newline before it, indented). */
+		size_t cut = len - 1 - (len > 1 && text[len - 2] == '\n');
+		fprintf(f, "%.*s,\n  \"series\": [", (int)cut, text);
 		for (size_t i = 0; !rc && i < r->nseries; i++) {
 			fputs(i ? ",\n    " : "\n    ", f);
-			rc = put_series(f, &r->series[i]);
+			rc = put_series(f, &r->series[i], r->series_log != NULL);
 		}
 		fputs("\n  ]\n}\n", f);
 	} else {

@@ -457,9 +457,15 @@ def time_grid(series):
     return width, -(-span // width)
 
 
-def check_time_map(probe, table, series):
+def check_time_map(probe, table, series, cpus):
+    """One row per row of the statistics map (cpus), so that a CPU's two rows line up: its
+    first series with intervals, or empty cells where it has none."""
     where = "overview %s over time" % probe
-    width, ncols = time_grid(series)
+    first = {}
+    for s in series:
+        first.setdefault(s["cpu"], s)
+    series = [first.get(c) for c in cpus]
+    width, ncols = time_grid([s for s in series if s])
     if table.attrs.get("data-width-ns") != str(width) or \
             table.attrs.get("data-columns") != str(ncols) or ncols > MAXCOLS:
         bad("%s: %s columns of %s ns, want %d of %d (at most %d)"
@@ -471,14 +477,16 @@ def check_time_map(probe, table, series):
         bad("%s: the time labels span %s columns, want %d"
             % (where, [th.attrs.get("colspan") for th in heads[1:]], ncols))
     rows = [tr for tr in table.find("tr") if "data-cpu" in tr.attrs]
-    if [tr.attrs["data-cpu"] for tr in rows] != [str(s["cpu"]) for s in series]:
+    if [tr.attrs["data-cpu"] for tr in rows] != [str(c) for c in cpus]:
         bad("%s: rows for CPUs %s, want %s" % (where, [tr.attrs["data-cpu"] for tr in rows][:10],
-                                                [s["cpu"] for s in series][:10]))
+                                                cpus[:10]))
         return
+    if table.attrs.get("data-cpus") != str(len(cpus)):
+        bad("%s: data-cpus %s, %d rows" % (where, table.attrs.get("data-cpus"), len(cpus)))
     want_all = []
     for tr, se in zip(rows, series):
-        iv = se["intervals"]
         want = [None] * ncols
+        iv = se["intervals"] if se else {"n": 0}
         for k in range(iv["n"]):
             if iv["count"][k]:
                 c = min(ncols - 1, k * se["interval_ns"] // width)
@@ -486,8 +494,8 @@ def check_time_map(probe, table, series):
         want_all.append(want)
     scale = levels([v for w in want_all for v in w if v is not None])
     got_all = []
-    for tr, se, want in zip(rows, series, want_all):
-        w = "%s CPU %d" % (where, se["cpu"])
+    for tr, se, want, cpu in zip(rows, series, want_all, cpus):
+        w = "%s CPU %d" % (where, cpu)
         tds = list(tr.find("td"))
         got = [int(td.attrs["data-ns"]) if "data-ns" in td.attrs else None for td in tds]
         got_all += [v for v in got if v is not None]
@@ -501,12 +509,13 @@ def check_time_map(probe, table, series):
             if v and cell_level(td) not in scale(v):
                 bad("%s: colour step %s for %d, want %s" % (w, cell_level(td), v, scale(v)))
                 break
-        nonempty = [iv for iv, c in zip(se["intervals"]["max_ns"], se["intervals"]["count"]) if c]
+        nonempty = [iv for iv, c in zip(se["intervals"]["max_ns"], se["intervals"]["count"])
+                    if c] if se else []
         if nonempty and max(v for v in got if v is not None) != max(nonempty):
             bad("%s: largest cell %d, the series' largest interval max %d"
                 % (w, max(v for v in got if v is not None), max(nonempty)))
-    every = [m for se in series for m, c in zip(se["intervals"]["max_ns"], se["intervals"]["count"])
-             if c]
+    every = [m for se in series if se
+             for m, c in zip(se["intervals"]["max_ns"], se["intervals"]["count"]) if c]
     if every and got_all and max(got_all) != max(every):
         bad("%s: largest cell %d, the largest interval max %d" % (where, max(got_all), max(every)))
 
@@ -529,10 +538,12 @@ def check_overview(root, rep, probes):
         bad("%d CPUs: %d per-CPU overview headings" % (ncpu, len(h2)))
     with_cpus = [p for p in probes if any(r["probe"] == p and r["phase"] == "all"
                                           for r in per_cpu(results))]
-    with_series = {s["probe"] for s in rep.get("series", [])
+    def stat_cpus(p):
+        return [r["cpu"] for r in per_cpu(results) if r["probe"] == p and r["phase"] == "all"]
+    with_series = {(s["probe"], s["cpu"]) for s in rep.get("series", [])
                    if s["intervals"]["n"] and s["interval_ns"]}
-    want = {("hm-stat", p) for p in with_cpus} | {("hm-time", p) for p in with_cpus
-                                                   if p in with_series}
+    want = {("hm-stat", p) for p in with_cpus} | {
+        ("hm-time", p) for p in with_cpus if any((p, c) in with_series for c in stat_cpus(p))}
     if set(maps) != want or any(len(v) != 1 for v in maps.values()):
         bad("overview maps %s, want %s" % (sorted(maps, key=str), sorted(want, key=str)))
     for p in with_cpus:
@@ -547,7 +558,7 @@ def check_overview(root, rep, probes):
         if ("hm-time", p) in maps:
             check_time_map(p, maps[("hm-time", p)][0],
                            [s for s in rep["series"] if s["probe"] == p and
-                            s["intervals"]["n"] and s["interval_ns"]])
+                            s["intervals"]["n"] and s["interval_ns"]], stat_cpus(p))
 
 
 def check_report_page(root, raw, rep):

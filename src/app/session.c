@@ -364,7 +364,7 @@ static int wait_for_end(struct session *s, struct report *r)
 		session_trace_tick(s, false);
 		if (now >= next_checkpoint || now >= next_prom) {
 			bool cp = now >= next_checkpoint, prom = now >= next_prom;
-			session_output_publish(s, r, cp, prom);
+			session_output_publish(s, r, cp, prom, false);
 			if (cp)
 				next_checkpoint += every;
 			if (prom)
@@ -387,7 +387,7 @@ static int wait_for_end(struct session *s, struct report *r)
 		int sig = sigtimedwait(&set, NULL, &ts);
 		if (sig == SIGUSR1) {
 			if (can_checkpoint)
-				session_output_publish(s, r, true, false);
+				session_output_publish(s, r, true, false, true);
 			continue;
 		}
 		if (sig > 0)
@@ -833,6 +833,7 @@ static int tear_down(struct session *s, struct report *r, int rc)
 		close(s->dma_fd);
 	free_threads(s);
 	compare_free(&s->ab);
+	serieslog_close(&s->log, false); /* still open: the final report did not replace it */
 	report_free(r);
 	return rc;
 }
@@ -844,6 +845,7 @@ int session_run(struct run_config *cfg)
 		.lock = PTHREAD_MUTEX_INITIALIZER,
 		.cond = PTHREAD_COND_INITIALIZER,
 		.dma_fd = -1,
+		.log = { .fd = -1 },
 	};
 	struct report r = { 0 };
 	int rc;

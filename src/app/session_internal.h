@@ -16,6 +16,7 @@
 #include "progress.h"
 #include "report.h"
 #include "series.h"
+#include "serieslog.h"
 #include "supervisor.h"
 
 struct session {
@@ -46,6 +47,15 @@ struct session {
 	unsigned checkpoint_failures;
 	int checkpoint_errno;
 	uint64_t last_checkpoint; /* CLOCK_MONOTONIC of the last good one, 0: none */
+	/* The checkpoints' series log and the summary's budget
+	 * (session_output.c: checkpoint_series). */
+	struct serieslog log;
+	unsigned log_gen;	/* its generation: a broken log is replaced by the next */
+	unsigned log_named_gen; /* the generation the summary on disk names, */
+	bool log_named;		/* if one does */
+	uint64_t summary_bytes; /* the summaries written, in bytes */
+	uint64_t summary_first; /* the first one's size: budget's allowance */
+	uint64_t summary_last;	/* the last one's size: the next one's estimate */
 	struct progress prog;
 	struct series *series; /* per thread: its first result's */
 	bool thresholds_set;
@@ -66,7 +76,8 @@ struct session {
 
 /* session_output.c */
 void session_output_set_times(struct report *r, const struct session *s, uint64_t duration_ns);
-void session_output_publish(struct session *s, struct report *r, bool json, bool prom);
+/* forced: SIGUSR1, the summary is written whatever the budget. */
+void session_output_publish(struct session *s, struct report *r, bool json, bool prom, bool forced);
 int session_output_build(struct report *r, struct session *s, bool live, bool full)
     __attribute__((warn_unused_result));
 void session_output_note_failures(const struct session *s, struct report *r);

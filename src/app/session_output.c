@@ -73,31 +73,125 @@ static const char *checkpoint_left(const char *path)
 	return "no earlier checkpoint is on disk";
 }
 
-/* Build the live report once and write what is due: the checkpoint, so
- * that a run killed in hour 23 still leaves 22 hours on disk, and/or the
- * OpenMetrics textfile.  A failed checkpoint (disk full) keeps the previous
- * one (the write is atomic) and is retried at the next one. */
-void session_output_publish(struct session *s, struct report *r, bool json, bool prom)
+static void checkpoint_failed(struct session *s, const char *what, int err)
+{
+	progress_done(&s->prog);
+	s->checkpoint_failures++;
+	s->checkpoint_errno = err;
+	fprintf(stderr, "rtsoak: checkpoint of '%s' failed: %s: %s (%s)\n", s->cfg->output, what,
+		strerror(err), checkpoint_left(s->cfg->output));
+}
+
+/* The checkpoint's series: what is new since the last one, appended to the
+ * series log (serieslog.h), a new log opened at the first checkpoint and
+ * after a broken one.  Returns whether the summary is due: always for a new
+ * log (no summary names it yet) and on SIGUSR1, else when the budget allows
+ * it.  The budget keeps what a run writes within twice its final report:
+ * the summaries so far, the next one (estimated as the last one's size) and
+ * the log must stay within the JSON the logged series will take in the
+ * final report plus the first summary's size (which the final report's rest
+ * outgrows).  So the series are on disk at every checkpoint, the statistics
+ * as often as that allows: at 1 ms intervals at every one, at 1 s intervals
+ * and 60 s checkpoints every few (docs/BENCHMARKS.md, checkpoint-io.sh). */
+static bool checkpoint_series(struct session *s, struct report *r, uint64_t t, bool forced,
+			      int *err)
 {
 	size_t keep = r->nwarnings;
-	int rc, wrc;
+	bool broken = false;
+	int rc;
 
-	session_output_set_times(r, s, util_now_ns(CLOCK_MONOTONIC) - s->t0);
+	*err = 0;
+	if (s->log.fd < 0) {
+		/* Never over the log the summary on disk names: it stays
+		 * readable until the next summary names this one. */
+		unsigned gen = s->log_named ? s->log_named_gen + 1 : 0;
+		if ((rc = serieslog_open(&s->log, s->cfg->output, gen, s->nthreads)) < 0) {
+			*err = rc == -EEXIST ? ENOTSUP : -rc;
+			return false;
+		}
+		s->log_gen = gen;
+	}
+	rc = add_series(r, s);
+	if (!rc)
+		rc = serieslog_append(&s->log, r, t, &broken);
+	report_clear_results(r, keep);
+	if (broken)
+		serieslog_close(&s->log, false);
+	if (rc) {
+		*err = -rc;
+		return false;
+	}
+	s->last_checkpoint = util_now_ns(CLOCK_MONOTONIC);
+	return forced || !s->log_named || s->log_named_gen != s->log_gen ||
+	       s->summary_bytes + s->summary_last + s->log.bytes <=
+		   s->log.series_json + s->summary_first;
+}
+
+/* Remove the log the summary on disk named, when it is not the open one:
+ * after a summary names the open one, and after the final report. */
+static void drop_named_log(struct session *s)
+{
+	char old[PATH_MAX];
+
+	if (s->log_named && s->log_named_gen % 2 != s->log_gen % 2 &&
+	    !serieslog_path(s->cfg->output, s->log_named_gen, old, sizeof(old)) && unlink(old) == 0)
+		util_fsync_dir_of(old);
+}
+
+/* The summary named the open log: the budget counts it, and the log it
+ * replaced (a broken one) can go. */
+static void summary_written(struct session *s)
+{
+	struct stat st;
+
+	if (stat(s->cfg->output, &st) == 0) {
+		s->summary_last = (uint64_t)st.st_size;
+		s->summary_bytes += (uint64_t)st.st_size;
+		if (!s->summary_first)
+			s->summary_first = (uint64_t)st.st_size;
+	}
+	drop_named_log(s);
+	s->log_named = true;
+	s->log_named_gen = s->log_gen;
+}
+
+/* Build the live report and write what is due: the checkpoint, so that a
+ * run killed in hour 23 still leaves 22 hours on disk, and/or the
+ * OpenMetrics textfile.  A checkpoint appends the series to the series log
+ * and rewrites the summary when due (checkpoint_series); without series
+ * (none recorded) the whole report is the checkpoint, as before.  A failed
+ * checkpoint (disk full) keeps the previous one (the log is cut back to its
+ * last whole record, the summary written atomically) and is retried at the
+ * next one. */
+void session_output_publish(struct session *s, struct report *r, bool json, bool prom, bool forced)
+{
+	size_t keep = r->nwarnings;
+	uint64_t t = util_now_ns(CLOCK_MONOTONIC) - s->t0;
+	int rc, wrc, err = 0;
+
+	session_output_set_times(r, s, t);
 	r->status = REPORT_RUNNING;
+	if (json && s->series) {
+		json = checkpoint_series(s, r, t, forced, &err);
+		if (err)
+			checkpoint_failed(s, "its series log", err);
+	}
+	if (!json && !prom)
+		return;
 	/* The analysis only goes into the JSON: the textfile, rewritten every
 	 * second, does not need it. */
 	rc = session_output_build(r, s, true, json);
 	if (json) {
+		if (!rc && s->series && s->log.fd >= 0 &&
+		    !(r->series_log = serieslog_ref(&s->log, t)))
+			rc = -ENOMEM;
 		wrc = rc ? rc : report_json_write(r, s->cfg->output);
-		if (!wrc) {
+		if (!wrc && s->series)
+			summary_written(s);
+		else if (!wrc)
 			s->last_checkpoint = util_now_ns(CLOCK_MONOTONIC);
-		} else {
-			progress_done(&s->prog);
-			s->checkpoint_failures++;
-			s->checkpoint_errno = -wrc;
-			fprintf(stderr, "rtsoak: checkpoint of '%s' failed: %s (%s)\n",
-				s->cfg->output, strerror(-wrc), checkpoint_left(s->cfg->output));
-		}
+		else
+			checkpoint_failed(s, "its summary", -wrc);
 	}
 	if (prom) {
 		wrc = rc ? rc : report_prom_write(r, s->cfg->prom);
@@ -264,7 +358,15 @@ static int write_json(struct session *s, struct report *r)
 	struct run_config *cfg = s->cfg;
 	int rc;
 
-	if ((rc = report_json_write(r, cfg->output)) < 0) {
+	if ((rc = report_json_write(r, cfg->output)) == 0) {
+		/* The report holds every series: the checkpoints' logs go. */
+		char named[PATH_MAX];
+		if (s->log_named &&
+		    !serieslog_path(cfg->output, s->log_named_gen, named, sizeof(named)) &&
+		    unlink(named) == 0)
+			util_fsync_dir_of(named);
+		serieslog_close(&s->log, true);
+	} else {
 		/* The directory was writable at start; it is not now (disk full,
 		 * removed), or standard output is full.  Do not lose the run: try
 		 * the temp directory, and exit 3 saying where it went. */

@@ -127,7 +127,7 @@ static void dir_of(const char *path, char *dir, size_t len)
 	snprintf(dir, len, "%s", dirname(tmp));
 }
 
-static int temp_in_dir_of(const char *path, char *tmp, size_t len)
+int util_temp_in_dir_of(const char *path, char *tmp, size_t len)
 {
 	char dir[PATH_MAX];
 	int fd;
@@ -144,7 +144,7 @@ static int temp_in_dir_of(const char *path, char *tmp, size_t len)
 int util_check_writable(const char *path)
 {
 	char tmp[PATH_MAX];
-	int fd = temp_in_dir_of(path, tmp, sizeof(tmp));
+	int fd = util_temp_in_dir_of(path, tmp, sizeof(tmp));
 
 	if (fd < 0)
 		return fd;
@@ -157,7 +157,7 @@ int util_write_atomic_mode(const char *path, int (*fill)(FILE *f, void *arg), vo
 			   mode_t mode)
 {
 	char tmp[PATH_MAX];
-	int fd = temp_in_dir_of(path, tmp, sizeof(tmp)), rc = 0;
+	int fd = util_temp_in_dir_of(path, tmp, sizeof(tmp)), rc = 0;
 	FILE *f;
 
 	if (fd < 0)

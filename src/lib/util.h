@@ -52,6 +52,10 @@ int util_grow(void *arr, size_t n, size_t size) __attribute__((warn_unused_resul
  * (nothing private: rtsoak(1), SAFETY), 0600 for --set journals. */
 int util_write_atomic_mode(const char *path, int (*fill)(FILE *f, void *arg), void *arg,
 			   mode_t mode) __attribute__((warn_unused_result));
+/* A new temporary file (mode 0600, close-on-exec) in the directory of path,
+ * named .rtsoak-PID-XXXXXX (output_stale() knows the pattern); its name in
+ * tmp.  The fd or -errno. */
+int util_temp_in_dir_of(const char *path, char *tmp, size_t len);
 /* fsync the directory that holds path (best effort), so that a rename or an
  * unlink in it survives a power cut. */
 void util_fsync_dir_of(const char *path);

@@ -330,7 +330,9 @@ void report_clear_results(struct report *r, size_t keep_warnings)
 	json_decref(r->ab);
 	json_decref(r->attribution);
 	json_decref(r->attribution_index);
+	json_decref(r->series_log);
 	r->analysis = r->tweaks = r->ab = r->attribution = r->attribution_index = NULL;
+	r->series_log = NULL;
 	while (r->nwarnings > keep_warnings)
 		free(r->warnings[--r->nwarnings]);
 	json_decref(r->config);

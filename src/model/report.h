@@ -108,6 +108,9 @@ struct report {
 	int argc;
 	char start[40], end[40]; /* ISO-8601 UTC */
 	uint64_t duration_ns;
+	/* A checkpoint's series read with its series log can reach past the
+	 * statistics (duration_ns): how far, 0 when they do not (serieslog.h). */
+	uint64_t series_until_ns;
 	enum report_status status;
 	bool realtime;
 	char **warnings;
@@ -139,6 +142,11 @@ struct report {
 	/* attribution.h's index of its series entries by (probe, cpu, phase),
 	 * built by attribution_set(); NULL: lookups search the list. */
 	json_t *attribution_index;
+	/* A checkpoint's summary (session_output.c): the "series_log" member that
+	 * names the series log holding the series' columns (serieslog.h), which the
+	 * writer then leaves empty.  NULL in every other report, and in what
+	 * the reader returns: it merges the series log in. */
+	json_t *series_log;
 };
 
 const char *report_status_name(enum report_status s);

@@ -9,8 +9,6 @@
 #include "util.h"
 
 enum { SERIES_TAG_COUNT = 1, SERIES_TAG_SPIKES = 2, SERIES_TAG_MISSED = 4 };
-/* The longest encoding: a 10-byte varint, the tag, three 5-byte varints. */
-#define SERIES_ENC_MAX 26
 
 static size_t put_varint(unsigned char *p, uint64_t v)
 {
@@ -38,8 +36,7 @@ static size_t get_varint(const unsigned char *p, uint64_t *v)
 	return n;
 }
 
-/* Encode v after an interval whose count was *count. */
-static size_t encode(unsigned char *p, uint32_t *count, const struct series_interval *v)
+size_t series_store_encode(unsigned char *p, uint32_t *count, const struct series_interval *v)
 {
 	uint64_t max = v->max_ns > SERIES_MAX_NS_LIMIT ? SERIES_MAX_NS_LIMIT : v->max_ns;
 	unsigned tag = (v->count != *count ? SERIES_TAG_COUNT : 0) |
@@ -87,6 +84,63 @@ static size_t decode(const unsigned char *p, uint32_t *count, struct series_inte
 	return n;
 }
 
+/* A varint within p[0..avail) of at most `bits` bits: its length, 0 if not. */
+static size_t get_varint_checked(const unsigned char *p, size_t avail, unsigned bits, uint64_t *v)
+{
+	uint64_t x = 0;
+	size_t n = 0;
+
+	for (unsigned shift = 0; n < avail && shift < 64; shift += 7) {
+		uint64_t b = p[n] & 0x7f;
+		if (shift && b >> (64 - shift))
+			return 0; /* beyond 64 bits */
+		x |= b << shift;
+		if (!(p[n++] & 0x80))
+			return bits < 64 && x >> bits ? 0 : (*v = x, n);
+	}
+	return 0;
+}
+
+size_t series_store_decode_checked(const unsigned char *p, size_t avail, uint32_t *count,
+				   struct series_interval *v)
+{
+	uint64_t x, d;
+	size_t n = get_varint_checked(p, avail, 64, &x), k;
+
+	if (!n)
+		return 0;
+	v->max_ns = x >> 1;
+	v->spikes = v->missed = 0;
+	if (x & 1) {
+		unsigned tag = n < avail ? p[n++] : 0;
+		if (!tag || tag > 7)
+			return 0; /* the flag promises something */
+		if (tag & SERIES_TAG_COUNT) {
+			if (!(k = get_varint_checked(p + n, avail - n, 33, &d)))
+				return 0;
+			n += k;
+			int64_t c = (int64_t)*count + (int64_t)(d >> 1 ^ -(d & 1));
+			if (c < 0 || c > UINT32_MAX)
+				return 0;
+			*count = (uint32_t)c;
+		}
+		if (tag & SERIES_TAG_SPIKES) {
+			if (!(k = get_varint_checked(p + n, avail - n, 32, &d)))
+				return 0;
+			n += k;
+			v->spikes = (uint32_t)d;
+		}
+		if (tag & SERIES_TAG_MISSED) {
+			if (!(k = get_varint_checked(p + n, avail - n, 32, &d)))
+				return 0;
+			n += k;
+			v->missed = (uint32_t)d;
+		}
+	}
+	v->count = *count;
+	return n;
+}
+
 /* Encode the tail into the last block, opening a new one when it does not
  * fit.  0 or -ENOMEM with nothing changed. */
 static int seal_tail(struct series_store *st)
@@ -94,7 +148,7 @@ static int seal_tail(struct series_store *st)
 	unsigned char buf[SERIES_ENC_MAX];
 	struct series_block *b = st->nblk ? st->blk[st->nblk - 1] : NULL;
 	uint32_t count = b ? st->last_count : 0;
-	size_t len = encode(buf, &count, &st->tail);
+	size_t len = series_store_encode(buf, &count, &st->tail);
 
 	if (!b || b->size - b->used < len) {
 		uint32_t size = b ? b->size * 2 : SERIES_BLOCK_MIN;
@@ -108,7 +162,7 @@ static int seal_tail(struct series_store *st)
 		*nb = (struct series_block){ .first = st->n - 1, .size = size };
 		st->blk[st->nblk++] = b = nb;
 		count = 0; /* each block decodes on its own */
-		len = encode(buf, &count, &st->tail);
+		len = series_store_encode(buf, &count, &st->tail);
 	}
 	memcpy(b->data + b->used, buf, len);
 	b->used += (uint32_t)len;

@@ -54,6 +54,17 @@ struct series_store {
 	uint32_t last_count;	     /* the count delta's base in the last block */
 };
 
+/* The encoding of one interval, for the checkpoint journal too (journal.c):
+ * v after an interval whose count was *count (0 at the start of a block or
+ * a record), at most SERIES_ENC_MAX bytes into p; *count becomes v's.
+ * decode_checked reads one from p[0..avail) and returns its length, or 0
+ * when the bytes are not one (cut short, a varint too long, a value out of
+ * range): a file's bytes are not trusted. */
+#define SERIES_ENC_MAX 26 /* a 10-byte varint, the tag, three 5-byte varints */
+size_t series_store_encode(unsigned char *p, uint32_t *count, const struct series_interval *v);
+size_t series_store_decode_checked(const unsigned char *p, size_t avail, uint32_t *count,
+				   struct series_interval *v);
+
 /* Append one interval after the last.  0 or -ENOMEM (then unchanged). */
 int series_store_append(struct series_store *st, const struct series_interval *v);
 /* The last interval, to merge into (n > 0). */
@@ -75,9 +86,9 @@ void series_store_free(struct series_store *st);
  * turn and returns false past the last. */
 struct series_cursor {
 	const struct series_store *st;
-	size_t i, b;	 /* next interval; its block */
-	uint32_t off;	 /* its byte offset in the block */
-	uint32_t count;	 /* the previous interval's count (delta base) */
+	size_t i, b;	/* next interval; its block */
+	uint32_t off;	/* its byte offset in the block */
+	uint32_t count; /* the previous interval's count (delta base) */
 };
 void series_cursor_init(struct series_cursor *c, const struct series_store *st, size_t from);
 bool series_cursor_next(struct series_cursor *c, struct series_interval *out);

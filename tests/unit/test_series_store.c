@@ -18,8 +18,9 @@
  * jumps both ways, and ordinary intervals in between. */
 static struct series_interval pick(void)
 {
-	static const uint64_t maxes[] = { 0, 1, 127, 128, 16383, 16384, 1048575, 1048576,
-					  (uint64_t)INT64_MAX };
+	static const uint64_t maxes[] = { 0,	   1,	    127,
+					  128,	   16383,   16384,
+					  1048575, 1048576, (uint64_t)INT64_MAX };
 	static const uint32_t u32s[] = { 0, 1, 127, 128, 65535, UINT32_MAX - 1, UINT32_MAX };
 	uint64_t r = tap_rnd();
 
@@ -118,7 +119,8 @@ static void test_empty_and_tail(void)
 {
 	struct series_store st = { 0 };
 	struct series_cursor c;
-	struct series_interval v, a = { .max_ns = 10, .count = 2 }, b = { .max_ns = 30, .count = 1 };
+	struct series_interval v, a = { .max_ns = 10, .count = 2 },
+				  b = { .max_ns = 30, .count = 1 };
 
 	series_cursor_init(&c, &st, 0);
 	ok(!series_cursor_next(&c, &v), "an empty store reads nothing");
