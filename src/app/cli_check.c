@@ -16,6 +16,7 @@
 #include "cli_internal.h"
 #include "trace_instance.h"
 #include "lock.h"
+#include "serieslog.h"
 #include "util.h"
 
 #define DEFAULT_DURATION_NS (60 * NSEC_PER_SEC)
@@ -264,6 +265,24 @@ static int check_outputs(struct run_config *cfg)
 	 * a stream of reports, a FIFO would stall the run until read. */
 	if (rc != OUTPUT_FILE)
 		cfg->checkpoint_ns = 0;
+	/* A checkpoint (periodic or SIGUSR1) replaces the series log beside
+	 * the report by a rename: never a device, a directory or a FIFO that
+	 * happens to have its name. */
+	for (unsigned gen = 0; rc == OUTPUT_FILE && gen < 2; gen++) {
+		char log[PATH_MAX];
+		struct stat st;
+		if (serieslog_path(cfg->output, gen, log, sizeof(log))) {
+			rtsoak_error("--output: '%s' is too long for its series log's name",
+				     cfg->output);
+			return EXIT_USAGE;
+		}
+		if (lstat(log, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+			rtsoak_error("--output: '%s' (its checkpoints' series log) exists and is "
+				     "not a regular file",
+				     log);
+			return EXIT_USAGE;
+		}
+	}
 	if (cfg->html[0] && cli_output_writable(NULL, "--html", cfg->html, OUTPUT_HTML, NULL) < 0)
 		return EXIT_USAGE;
 	if (cfg->prom[0] && cli_output_writable(NULL, "--prom", cfg->prom, OUTPUT_PROM,

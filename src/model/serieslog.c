@@ -241,23 +241,32 @@ int serieslog_append(struct serieslog *j, const struct report *r, uint64_t t_ns,
 	if (!(saved = malloc((j->nseries ? j->nseries : 1) * sizeof(*saved))))
 		return -ENOMEM;
 	memcpy(saved, j->mark, j->nseries * sizeof(*saved));
-	rc = lbuf_room(&b, 8) ? -ENOMEM : 0;
-	b.n = 8; /* length and CRC, filled in below */
+	rc = lbuf_room(&b, SERIESLOG_RECORD_HEAD) ? -ENOMEM : 0;
+	b.n = SERIESLOG_RECORD_HEAD; /* filled in below */
 	if (!rc)
 		rc =
 		    put_u64(&b, SERIESLOG_CHECKPOINT) | put_u64(&b, t_ns) | put_u64(&b, j->nseries);
 	for (size_t k = 0; !rc && k < j->nseries; k++)
 		rc = put_series(&b, &j->mark[k], &r->series[k], &json);
-	if (!rc && b.n - 8 > SERIESLOG_RECORD_MAX)
+	if (!rc && b.n - SERIESLOG_RECORD_HEAD > SERIESLOG_RECORD_MAX)
 		rc = -EFBIG;
+	/* Still the file at its path?  An open file whose directory was
+	 * removed takes writes that no reader will ever see. */
+	struct stat at, ours;
+	if (!rc && (stat(j->path, &at) < 0 || fstat(j->fd, &ours) < 0 || at.st_ino != ours.st_ino ||
+		    at.st_dev != ours.st_dev)) {
+		rc = -ENOENT;
+		*broken = true;
+	}
 	if (!rc) {
-		le32(b.p, (uint32_t)(b.n - 8));
-		le32(b.p + 4, crc32_update(0, b.p + 8, b.n - 8));
+		le32(b.p, (uint32_t)(b.n - SERIESLOG_RECORD_HEAD));
+		le32(b.p + 4, crc32_update(0, b.p, 4));
+		le32(b.p + 8, crc32_update(0, b.p + SERIESLOG_RECORD_HEAD, b.n - SERIESLOG_RECORD_HEAD));
 		rc = write_all(j->fd, b.p, b.n, j->bytes);
 		if (!rc && fdatasync(j->fd) < 0)
 			rc = -errno;
 		/* What was written of it goes again, after the last whole one. */
-		if (rc && (ftruncate(j->fd, (off_t)j->bytes) < 0 || fdatasync(j->fd) < 0))
+		if (rc && !*broken && (ftruncate(j->fd, (off_t)j->bytes) < 0 || fdatasync(j->fd) < 0))
 			*broken = true;
 	}
 	if (rc) {
@@ -531,24 +540,40 @@ int serieslog_merge(struct report *r, const char *report_path, const json_t *ref
 		goto out;
 	}
 	for (size_t off = SERIESLOG_HEADER; off < len;) {
-		uint64_t n = len - off >= 8 ? get_le(buf + off, 4) : UINT64_MAX;
-		bool whole = n != UINT64_MAX && n <= len - off - 8;
-		if (!whole ||
-		    crc32_update(0, buf + off + 8, (size_t)n) != get_le(buf + off + 4, 4)) {
-			if (!whole || off + 8 + n == len) { /* the torn tail of a crash */
-				torn = len - off;
-				break;
-			}
-			char what[128];
-			snprintf(
-			    what, sizeof(what),
-			    "the record at byte %zu is corrupt (CRC mismatch) and more follow: "
-			    "not used",
-			    off);
+		const unsigned char *h = buf + off;
+		size_t left = len - off;
+		uint64_t n = left >= SERIESLOG_RECORD_HEAD ? get_le(h, 4) : 0;
+		bool head = left >= SERIESLOG_RECORD_HEAD &&
+			    crc32_update(0, h, 4) == get_le(h + 4, 4) && n <= SERIESLOG_RECORD_MAX;
+		/* A crash tears the last append only: its header cut short or
+		 * not written (zeros, as a file extended but never filled
+		 * reads), or its payload cut short or not all written. */
+		bool zeros = true;
+		for (size_t i = 0; zeros && i < left; i++)
+			zeros = !h[i];
+		if (!head && (left < SERIESLOG_RECORD_HEAD || zeros)) {
+			torn = left;
+			break;
+		}
+		const char *bad = !head ? "its header is corrupt"
+				  : n > left - SERIESLOG_RECORD_HEAD ? NULL /* cut short: torn */
+				  : crc32_update(0, h + SERIESLOG_RECORD_HEAD, (size_t)n) !=
+					  get_le(h + 8, 4)
+				      ? "corrupt (CRC mismatch)"
+				      : "";
+		if (!bad || (*bad && head && off + SERIESLOG_RECORD_HEAD + n == len)) {
+			torn = left;
+			break;
+		}
+		if (*bad) {
+			char what[160];
+			snprintf(what, sizeof(what),
+				 "the record at byte %zu is %s and more follow: not used", off, bad);
 			log_fail(err, errlen, report_path, lname, what);
 			goto out;
 		}
-		const char *why = apply_record(r, buf + off + 8, (size_t)n, caps, &t_ns);
+		const char *why =
+		    apply_record(r, h + SERIESLOG_RECORD_HEAD, (size_t)n, caps, &t_ns);
 		if (!why) {
 			rc = -ENOMEM;
 			goto out;
@@ -559,7 +584,7 @@ int serieslog_merge(struct report *r, const char *report_path, const json_t *ref
 			log_fail(err, errlen, report_path, lname, what);
 			goto out;
 		}
-		off += 8 + (size_t)n;
+		off += SERIESLOG_RECORD_HEAD + (size_t)n;
 	}
 	rc = 0;
 	if (torn &&

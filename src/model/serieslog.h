@@ -12,8 +12,9 @@
  *
  * File: the header "RTSOAKS1" and the run's 64-bit id (little-endian; the
  * summary names it, so the log of another run is refused), then records:
- * u32 length, u32 CRC-32 of the payload (both little-endian), payload.  A
- * record is one checkpoint, all series in report order (varints):
+ * u32 length, u32 CRC-32 of those 4 bytes, u32 CRC-32 of the payload (all
+ * little-endian), payload.  A record is one checkpoint, all series in
+ * report order (varints):
  *
  *   type (1), t_ns (the run time of the checkpoint), nseries, per series:
  *     interval_ns, flags (1: reset, the series was coarsened and starts
@@ -27,9 +28,11 @@
  *
  * Each record sends a series' last logged interval again (pair merging may
  * have added to it since), so the log holds the series as they were at
- * the checkpoint, counters included.  A record is appended whole or, after a crash, is the file's torn
- * tail: the reader drops an incomplete or CRC-failing last record with a
- * warning, and refuses a log with a bad record before its end.  ("Journal"
+ * the checkpoint, counters included.  A record is appended whole or, after
+ * a crash, is the file's torn tail: the reader drops with a warning a last
+ * record that is cut short, all zeros or fails its payload's CRC, and
+ * refuses a log with a bad record before its end (its header's own CRC
+ * tells a wrong length from a record cut short).  ("Journal"
  * in rtsoak is the --set tweak journal, tweak.c: another file.) */
 #ifndef RTSOAK_SERIESLOG_H
 #define RTSOAK_SERIESLOG_H
@@ -44,6 +47,7 @@
 
 #define SERIESLOG_MAGIC "RTSOAKS1"
 #define SERIESLOG_HEADER 16		 /* magic + id */
+#define SERIESLOG_RECORD_HEAD 12	 /* length, its CRC, the payload's CRC */
 #define SERIESLOG_SUFFIX ".series"	 /* <report>.series */
 #define SERIESLOG_RECORD_MAX (1u << 30)	 /* a longer record is corrupt */
 #define SERIESLOG_FILE_MAX (64ull << 30) /* the reader's limit */

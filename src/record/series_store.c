@@ -241,7 +241,8 @@ void series_store_get(const struct series_store *st, size_t i, struct series_int
 
 struct series_interval *series_store_decode(const struct series_store *st)
 {
-	struct series_interval *v = malloc((st->n ? st->n : 1) * sizeof(*v));
+	/* calloc: the padding of each struct is zero, as in a copy of one. */
+	struct series_interval *v = calloc(st->n ? st->n : 1, sizeof(*v));
 	struct series_cursor c;
 
 	if (!v)

@@ -75,6 +75,13 @@ report_says() {
 	[ -s "$1" ] && "$PYTHON3" -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(not eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
 }
 
+# merged_says FILE EXPR: report_says on FILE as `rtsoak report FILE --json`
+# gives it back: a checkpoint merged with its series log (serieslog.h).
+merged_says() {
+	[ -s "$1" ] && "$RTSOAK" report "$1" --json "$1.merged" 2>/dev/null &&
+		report_says "$1.merged" "$2"
+}
+
 done_testing() { [ "$tap_failed" -eq 0 ]; exit $?; }
 
 # validate FILE...: schema + invariants; prints problems as diagnostics.

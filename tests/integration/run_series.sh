@@ -72,12 +72,14 @@ ok $? "each top spike lies in its interval, whose max covers it"
 pid=$!
 for _ in $(seq 50); do [ -s live.prom ] && [ -s live.json ] && break; sleep 0.1; done
 sleep 1.2
-cp live.json live-cp.json
+mkdir -p cp
+cp live.json live.json.series cp/ # the summary first: the log may only be ahead of it
 cp live.prom live-cp.prom
 kill -KILL $pid
 wait $pid 2>/dev/null
-validate live-cp.json && [ "$(jget live-cp.json 'r["run"]["status"] == "running" and all(s["intervals"]["n"] >= 1 for s in r["series"])')" = true ]
-ok $? "a checkpoint carries the series so far"
+"$RTSOAK" report cp/live.json --json live-cp.json && validate cp/live.json live-cp.json &&
+	[ "$(jget live-cp.json 'r["run"]["status"] == "running" and all(s["intervals"]["n"] >= 1 for s in r["series"])')" = true ]
+ok $? "a checkpoint carries the series so far (in its series log, merged by rtsoak report)"
 grep -q '^rtsoak_run_state{run="live",state="running"} 1$' live-cp.prom &&
 	grep -q '^rtsoak_latency_samples_total{run="live",probe="timer",cpu="[0-9]*",phase="all"} [1-9]' live-cp.prom &&
 	! grep -q 'cpu="all"' live-cp.prom
