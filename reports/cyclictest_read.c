@@ -106,38 +106,53 @@ static size_t nonfinite_len(const char *p, size_t left, char prev)
 	return 0;
 }
 
-/* Copy in to out (room for 2 * len) with every non-finite number outside
- * strings replaced by null.  A line keeps its number, so parse errors
+/* What ends a run of plain bytes outside strings: a quote, and what a
+ * non-finite number can start with (nonfinite_len is 0 anywhere else). */
+static bool unnan_stop(unsigned char c)
+{
+	return c == '"' || c == '-' || c == '+' || (c | 0x20) == 'n' || (c | 0x20) == 'i';
+}
+
+/* in with every non-finite number outside strings replaced by null, into
+ * out, or only measured when out is NULL: the length it takes, and the
+ * replacements in *replaced.  A line keeps its number, so parse errors
  * still point at the right line (the column may be off by one after a
  * replaced "nan"). */
 static size_t unnan(const char *in, size_t len, char *out, unsigned *replaced)
 {
-	bool str = false, esc = false;
-	size_t o = 0;
+	size_t o = 0, i = 0, from = 0;
 
-	for (size_t i = 0; i < len;) {
-		char c = in[i];
+	*replaced = 0;
+	while (i < len) {
 		size_t k;
-		if (str) {
-			if (esc)
-				esc = false;
-			else if (c == '\\')
-				esc = true;
-			else if (c == '"')
-				str = false;
-		} else if (c == '"') {
-			str = true;
-		} else if ((k = nonfinite_len(in + i, len - i, i ? in[i - 1] : ' '))) {
-			memcpy(out + o, "null", 4);
-			o += 4;
-			i += k;
-			(*replaced)++;
+		if (!unnan_stop((unsigned char)in[i])) {
+			i++;
 			continue;
 		}
-		out[o++] = c;
-		i++;
+		if (in[i] == '"') {
+			/* to the closing quote, past escaped characters */
+			for (i++; i < len && in[i] != '"'; i++)
+				if (in[i] == '\\')
+					i++;
+			i++;
+			continue;
+		}
+		if (!(k = nonfinite_len(in + i, len - i, i ? in[i - 1] : ' '))) {
+			i++;
+			continue;
+		}
+		if (out) {
+			memcpy(out + o, in + from, i - from);
+			memcpy(out + o + (i - from), "null", 4);
+		}
+		o += i - from + 4;
+		i += k;
+		from = i;
+		(*replaced)++;
 	}
-	return o;
+	if (from < len && out)
+		memcpy(out + o, in + from, len - from);
+	return o + (from < len ? len - from : 0);
 }
 
 /* The whole file, which must be a regular file of at most REPORT_FILE_MAX
@@ -185,40 +200,61 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 	return NULL;
 }
 
+char *cyclictest_load_raw(const char *path, size_t *lenp, char *err, size_t errlen)
+{
+	size_t len, blank = 0;
+	char *text = slurp(path, &len, err, errlen);
+
+	if (!text)
+		return NULL; /* errno set */
+	while (blank < len && isspace((unsigned char)text[blank]))
+		blank++;
+	if (blank == len) {
+		snprintf(err, errlen, "%s: empty file", path);
+		free(text);
+		errno = EINVAL;
+		return NULL;
+	}
+	*lenp = len;
+	return text;
+}
+
+int cyclictest_unnan(const char *path, char **textp, size_t *lenp, bool *had_nan, char *err,
+		     size_t errlen)
+{
+	unsigned replaced;
+	/* Measured first: most files have none, and need no copy. */
+	size_t clen = unnan(*textp, *lenp, NULL, &replaced);
+	char *clean;
+
+	*had_nan = replaced > 0;
+	if (!replaced)
+		return 0;
+	if (!(clean = malloc(clen + 1))) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	unnan(*textp, *lenp, clean, &replaced);
+	clean[clen] = '\0';
+	free(*textp);
+	*textp = clean;
+	*lenp = clen;
+	return 0;
+}
+
 char *cyclictest_load_text(const char *path, size_t *lenp, bool *had_nan, char *err, size_t errlen)
 {
-	size_t len, clen;
-	unsigned replaced = 0;
-	char *text = slurp(path, &len, err, errlen), *clean;
+	char *text = cyclictest_load_raw(path, lenp, err, errlen);
 
 	*had_nan = false;
 	if (!text)
 		return NULL; /* errno set */
-	/* "nan" -> "null" grows by one byte per 3: at most 2x. */
-	if (!(clean = malloc(2 * len + 1))) {
-		snprintf(err, errlen, "%s: out of memory", path);
+	if (cyclictest_unnan(path, &text, lenp, had_nan, err, errlen)) {
 		free(text);
 		errno = ENOMEM;
 		return NULL;
 	}
-	clen = unnan(text, len, clean, &replaced);
-	free(text);
-	*had_nan = replaced > 0;
-	size_t blank = 0;
-	while (blank < clen && isspace((unsigned char)clean[blank]))
-		blank++;
-	if (blank == clen) {
-		snprintf(err, errlen, "%s: empty file", path);
-		free(clean);
-		errno = EINVAL;
-		return NULL;
-	}
-	/* Give back what the NaN replacement did not use. */
-	char *fit = realloc(clean, clen + 1);
-	clean = fit ? fit : clean;
-	clean[clen] = '\0';
-	*lenp = clen;
-	return clean;
+	return text;
 }
 
 json_t *cyclictest_parse_text(const char *path, const char *clean, size_t clen, char *err,

@@ -1396,10 +1396,21 @@ static int read_root(struct rd *rd, struct report *r, json_t *root)
 	return analysis_add_culprits(r);
 }
 
+/* Could the text hold a NaN that nothing has parsed?  Not once jansson has
+ * parsed all of it; after the splitter, the big arrays' spans may not have
+ * been (a cyclictest file's are not read at all). */
+static bool unparsed_span(const struct rd *rd, bool whole)
+{
+	for (int k = 0; !whole && k < BIG_N; k++)
+		if (rd->span[k].set)
+			return true;
+	return false;
+}
+
 int report_json_read(const char *path, struct report *r, char *err, size_t errlen)
 {
 	struct rd rd = { .file = path, .err = err, .errlen = errlen };
-	bool had_nan, whole = false;
+	bool had_nan = false, nan_checked = false, whole = false;
 	json_t *root = NULL;
 	char *text;
 	int rc;
@@ -1408,21 +1419,25 @@ int report_json_read(const char *path, struct report *r, char *err, size_t errle
 	/* One loader for both formats: cyclictest writes -nan for a thread
 	 * without cycles, which is not JSON (it becomes null); rtsoak never
 	 * writes a non-finite number, so a NaN in a file that is not
-	 * cyclictest's is an error.  Duplicate keys are rejected: a report is
-	 * machine-written, a duplicate means it was edited or corrupted. */
-	text = cyclictest_load_text(path, &rd.len, &had_nan, err, errlen);
+	 * cyclictest's is an error.  A NaN outside strings fails every parse,
+	 * so the text is read as it is, and only a failed read looks for NaN
+	 * and, when there is one, starts again with NaN as null: a report
+	 * that reads is not scanned or copied for it (issue 20).  Duplicate
+	 * keys are rejected: a report is machine-written, a duplicate means
+	 * it was edited or corrupted. */
+	text = cyclictest_load_raw(path, &rd.len, err, errlen);
 	if (!text)
 		return errno == ENOMEM ? -ENOMEM : -EINVAL;
-	rd.text = text;
 again:
+	rd.text = text;
 	if (whole) {
 		/* The splitter gave up: the whole text as one tree, and jansson's
 		 * word on what is wrong with it. */
 		memset(rd.span, 0, sizeof(rd.span));
 		root = cyclictest_parse_text(path, text, rd.len, err, errlen);
 		if (!root) {
-			free(text);
-			return errno == ENOMEM ? -ENOMEM : -EINVAL;
+			rc = errno == ENOMEM ? -ENOMEM : -EINVAL;
+			goto out;
 		}
 	} else if ((rc = split_top(&rd, &root)) == -EAGAIN) {
 		whole = true;
@@ -1433,6 +1448,18 @@ again:
 		return rc;
 	}
 	if (cyclictest_detect(root)) { /* no big arrays: root is the whole file */
+		if (!nan_checked && unparsed_span(&rd, whole)) {
+			/* a NaN there would be missed: looked for first */
+			nan_checked = true;
+			rc = cyclictest_unnan(path, &text, &rd.len, &had_nan, err, errlen);
+			if (rc || had_nan) {
+				json_decref(root);
+				root = NULL;
+				if (rc)
+					goto out;
+				goto again;
+			}
+		}
 		free(text);
 		rc = cyclictest_read(path, root, r, err, errlen); /* warns about NaN itself */
 		json_decref(root);
@@ -1455,6 +1482,19 @@ again:
 		report_free(r);
 		whole = true;
 		goto again;
+	}
+out:
+	if (rc == -EINVAL && !nan_checked) {
+		/* This error may be a NaN's: with NaN as null, from the start. */
+		int e = cyclictest_unnan(path, &text, &rd.len, &had_nan, err, errlen);
+		nan_checked = true;
+		if (e)
+			rc = e;
+		else if (had_nan) {
+			report_free(r);
+			whole = false;
+			goto again;
+		}
 	}
 	free(text);
 	if (rc == -ENOMEM)
