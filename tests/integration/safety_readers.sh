@@ -177,7 +177,7 @@ done
 oom() {
 	local err rc
 	if [ $asan -eq 1 ]; then
-		err=$(ASAN_OPTIONS=$(asan_opt allocator_may_return_null=1:max_allocation_size_mb=$2) \
+		err=$(ASAN_OPTIONS=$(asan_opt allocator_may_return_null=1:max_allocation_size_mb="$2") \
 			"$RTSOAK" report "$1" 2>&1 >/dev/null)
 		rc=$?
 	elif [ -n "$base" ]; then
@@ -200,6 +200,6 @@ done
 t = open(sys.argv[1]).read()
 open(sys.argv[2], "w").write(t.replace("{", "{\"pad\": [" + ",".join(["nan"] * (12 << 20)) + "],", 1))' \
 	"$DATA/cyclictest-nan.json" oom-nan.json
-oom oom-nan.json $([ $asan -eq 1 ] && echo 55 || echo 70) "copying cyclictest-nan.json without NaN"
+oom oom-nan.json "$([ $asan -eq 1 ] && echo 55 || echo 70)" "copying cyclictest-nan.json without NaN"
 rm -f oom-nan.json
 done_testing
