@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "analysis.h"
 #include "attribution.h"
@@ -28,6 +29,7 @@ struct rd {
 	size_t errlen;
 	const char *text; /* the file's text */
 	size_t len;
+	size_t dropped; /* text[0, dropped) given back (drop_read): not to be read again */
 	struct {
 		size_t start, end; /* '[' .. past ']' */
 		bool set;
@@ -807,6 +809,26 @@ static int series_fast(struct rd *rd, struct report *r, struct elems *e, struct 
 	return 0;
 }
 
+/* The series are most of the text and come last (json_write.c): once read
+ * into the model, what lies before them is not needed, so the text's
+ * pages are given back as the model grows, and a 175 MB report is not
+ * held twice, as text and as model, at the end (issue 20).  Only whole
+ * 2 MiB pages of a buffer aligned for them (cyclictest_load_raw's for a
+ * big file), so that huge pages are not split and nothing outside the
+ * buffer is touched.  The pages read as zeros afterwards: report_json_read
+ * reads the file again before anything would look at them. */
+#define DROP_CHUNK (2u << 20)
+static void drop_read(struct rd *rd, size_t upto)
+{
+	size_t to = upto & ~((size_t)DROP_CHUNK - 1);
+
+	if ((uintptr_t)rd->text % DROP_CHUNK || to < rd->dropped + 4 * (size_t)DROP_CHUNK)
+		return;
+	/* Advice: if it is not taken, the pages stay, and the text is intact. */
+	if (!madvise((char *)rd->text + rd->dropped, to - rd->dropped, MADV_DONTNEED))
+		rd->dropped = to;
+}
+
 /* Optional sections (reports from before the time series have none). */
 static int read_series(struct rd *rd, struct report *r, json_t *root)
 {
@@ -828,6 +850,7 @@ static int read_series(struct rd *rd, struct report *r, json_t *root)
 		    (rc = series_fast(rd, r, &e, &cl)) != -EAGAIN) {
 			if (rc)
 				break;
+			drop_read(rd, e.p);
 			continue;
 		}
 		if ((rc = elems_take(rd, &e, &o)) < 0)
@@ -840,6 +863,8 @@ static int read_series(struct rd *rd, struct report *r, json_t *root)
 		json_decref(o);
 		if (rc)
 			break;
+		if (e.stream)
+			drop_read(rd, e.p);
 	}
 	free(cl.iv);
 	free(cl.sp);
@@ -1407,6 +1432,20 @@ static bool unparsed_span(const struct rd *rd, bool whole)
 	return false;
 }
 
+/* The whole text again, when drop_read gave part of it back: 0, or -errno
+ * with err set (the file may have changed since: what is read now is what
+ * is judged). */
+static int reload(struct rd *rd, char **text, const char *path, char *err, size_t errlen)
+{
+	if (!rd->dropped)
+		return 0;
+	free(*text);
+	rd->dropped = 0;
+	if (!(*text = cyclictest_load_raw(path, &rd->len, err, errlen)))
+		return errno == ENOMEM ? -ENOMEM : -EINVAL;
+	return 0;
+}
+
 int report_json_read(const char *path, struct report *r, char *err, size_t errlen)
 {
 	struct rd rd = { .file = path, .err = err, .errlen = errlen };
@@ -1481,12 +1520,19 @@ again:
 	if (rc == -EAGAIN && !whole) { /* a syntax error inside a big array */
 		report_free(r);
 		whole = true;
-		goto again;
+		if (!(rc = reload(&rd, &text, path, err, errlen)))
+			goto again;
+		return rc; /* text freed */
 	}
 out:
 	if (rc == -EINVAL && !nan_checked) {
 		/* This error may be a NaN's: with NaN as null, from the start. */
-		int e = cyclictest_unnan(path, &text, &rd.len, &had_nan, err, errlen);
+		int e = reload(&rd, &text, path, err, errlen);
+		if (e) {
+			report_free(r);
+			return e; /* text freed */
+		}
+		e = cyclictest_unnan(path, &text, &rd.len, &had_nan, err, errlen);
 		nan_checked = true;
 		if (e)
 			rc = e;

@@ -7,14 +7,15 @@
 # ':' (only jansson reads it); the two must exit alike and print the same
 # message (line and column of a syntax error aside), or write back the same
 # report byte for byte.  A report with long series shows the fast path is
-# taken: jansson's tree of the columns costs twice its memory.  No root
-# needed; every file is made here from tests/data.
+# taken (jansson's tree of the columns costs twice its memory), and that
+# errors found after its text was given back are still named right.  No
+# root needed; every file is made here from tests/data.
 . "$(dirname "$0")/lib.sh"
 
 DATA="$top_srcdir/tests/data"
 asan=0
 ldd "$RTSOAK" 2>/dev/null | grep -q libasan && asan=1
-plan 45
+plan 48
 cd "$WORK" || exit 1
 
 # tests/data/report-spike.json: two series of 301 intervals with spike logs.
@@ -197,13 +198,15 @@ done
 same trunc "truncated: the JSON ends at line N before it is complete" "cut in a series element"
 
 # --- the writer's shape is read without a jansson tree -------------------
-# Two series of 200 000 intervals (~6 MB): read by hand, the peak is the
-# text, the model and one series' columns (about 4x the file); jansson's
-# tree of one series' columns alone is larger than the file.
+# Four series of 200 000 intervals (13 MB): read by hand, the peak is the
+# model, one series' columns and the text not yet read (about 3x the file:
+# the text read is given back as the model grows); jansson's tree of one
+# series' columns alone is larger than the file (5.5x).
 "$PYTHON3" "$top_srcdir/tests/make_huge_report.py" "$DATA/report-small.json" gen.json \
-	--cpus 2 --intervals 200000 >/dev/null &&
-	"$RTSOAK" report gen.json --json long.json
-ok $? "a report of 2 CPUs x 200000 intervals, in the writer's shape"
+	--cpus 4 --intervals 200000 >/dev/null &&
+	"$RTSOAK" report gen.json --json long.json && "$RTSOAK" report long.json --json long-back.json &&
+	same_bytes long.json long-back.json
+ok $? "a report of 4 CPUs x 200000 intervals in the writer's shape reads back byte for byte"
 "$PYTHON3" - long.json long-blanks.json <<'EOF'
 import json, sys
 out = []
@@ -224,9 +227,30 @@ elif [ -x /usr/bin/time ]; then
 	rss=$(tail -1 rss)
 	/usr/bin/time -o rss -f %M "$RTSOAK" report long-blanks.json >/dev/null 2>&1
 	slow=$(tail -1 rss)
-	[ "$rss" -le $((5 * size_kb)) ]
-	ok $? "writer's shape: peak RSS $rss KiB <= 5x the file ($size_kb KiB); with blanks (jansson) $slow KiB"
+	[ "$rss" -le $((4 * size_kb)) ]
+	ok $? "writer's shape: peak RSS $rss KiB <= 4x the file ($size_kb KiB); with blanks (jansson) $slow KiB"
 else
 	skip "/usr/bin/time is not installed"
 fi
+
+# --- errors after the text read was given back ---------------------------
+# In the last series, after 10 MB of series were read (and their text given
+# back): the whole text is read again for jansson's syntax error (at the
+# right line) and for the NaN check.
+# late NAME SED: long.json with SED applied to its last series line.
+last=$(grep -n '^    {"probe"' long.json | tail -1 | cut -d: -f1)
+late() {
+	sed "${last}s/$2/" long.json >"$1.json"
+	err=$("$RTSOAK" report "$1.json" 2>&1 >/dev/null)
+	rc=$?
+}
+late zero '"max_ns":\[/"max_ns":[0'
+[ $rc -eq 2 ] && echo "$err" | grep -qF "zero.json: not valid JSON at line $last, column "
+ok $? "a leading zero in the last series: jansson's error at its line $last (rc $rc: $err)"
+late nan '"max_ns":\[\(\([0-9]*,\)\{1000\}\)[0-9]*/"max_ns":[\1nan'
+[ $rc -eq 2 ] && [ "$err" = "rtsoak: report: nan.json: holds NaN or Infinity, which no rtsoak report does" ]
+ok $? "a NaN in the last series: the NaN error (rc $rc: $err)"
+late cpu '"cpu":3,/"cpu":65536,'
+[ $rc -eq 2 ] && [ "$err" = "rtsoak: report: cpu.json: series[3]: cpu is not a CPU number (0..65535)" ]
+ok $? "cpu 65536 in the last series: named (rc $rc: $err)"
 done_testing
