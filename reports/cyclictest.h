@@ -43,4 +43,15 @@ char *cyclictest_load_text(const char *path, size_t *len, bool *had_nan, char *e
 json_t *cyclictest_parse_text(const char *path, const char *text, size_t len, char *err,
 			      size_t errlen);
 
+/* cyclictest_load_text() in two steps, for a reader that replaces NaN only
+ * when it has to (json_read.c: a NaN is not JSON, so a file read without
+ * error has none, and a 175 MB report is not copied for nothing).  The
+ * file's text as it is, NUL-terminated, *len bytes (free() it), or NULL
+ * as cyclictest_load_text; then, in place of *text, the text with every
+ * non-finite number outside strings turned into null (*had_nan: there
+ * was one; else *text is left as it is).  0, or -ENOMEM with err set. */
+char *cyclictest_load_raw(const char *path, size_t *len, char *err, size_t errlen);
+int cyclictest_unnan(const char *path, char **text, size_t *len, bool *had_nan, char *err,
+		     size_t errlen) __attribute__((warn_unused_result));
+
 #endif

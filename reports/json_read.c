@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "analysis.h"
 #include "attribution.h"
@@ -29,6 +30,7 @@ struct rd {
 	size_t errlen;
 	const char *text; /* the file's text */
 	size_t len;
+	size_t dropped; /* text[0, dropped) given back (drop_read): not to be read again */
 	struct {
 		size_t start, end; /* '[' .. past ']' */
 		bool set;
@@ -215,20 +217,14 @@ static int elems_open(struct rd *rd, json_t *root, int big, struct elems *e)
 	return 0;
 }
 
-/* 1 with the next element in *out (a reference: json_decref it), 0 at the end, or -errno
- * (-EAGAIN: a syntax error, for the whole-text parse to name). */
-static int elems_next(struct rd *rd, struct elems *e, json_t **out)
+/* Is there a next element?  1: yes (stream: e->p at its start, past the
+ * comma), 0: the end, -EAGAIN: a syntax error, for the whole-text parse. */
+static int elems_step(struct rd *rd, struct elems *e)
 {
 	const char *t = rd->text;
-	int rc = -EAGAIN;
 
-	*out = NULL;
-	if (!e->stream) {
-		if (e->i >= e->n)
-			return 0;
-		*out = json_incref(json_array_get(e->arr, e->i++));
-		return 1;
-	}
+	if (!e->stream)
+		return e->i < e->n;
 	if (e->p >= e->end)
 		return -EAGAIN;
 	if (t[e->p] == ']')
@@ -237,11 +233,42 @@ static int elems_next(struct rd *rd, struct elems *e, json_t **out)
 		return -EAGAIN;
 	if (e->i)
 		e->p = skip_ws(t, e->end, e->p + 1);
+	return 1;
+}
+
+/* The stream's element at e->p ended at end (read without jansson): step past it. */
+static void elems_done(struct rd *rd, struct elems *e, size_t end)
+{
+	e->p = skip_ws(rd->text, e->end, end);
+	e->i++;
+}
+
+/* The element elems_step found, in *out (a reference: json_decref it); 1,
+ * or -errno (-EAGAIN: a syntax error). */
+static int elems_take(struct rd *rd, struct elems *e, json_t **out)
+{
+	int rc = -EAGAIN;
+
+	if (!e->stream) {
+		*out = json_incref(json_array_get(e->arr, e->i++));
+		return 1;
+	}
 	if (!(*out = value_at(rd, e->p, e->end, &e->p, &rc)))
 		return rc;
-	e->p = skip_ws(t, e->end, e->p);
-	e->i++;
+	elems_done(rd, e, e->p);
 	return 1;
+}
+
+/* 1 with the next element in *out (a reference: json_decref it), 0 at the end, or -errno
+ * (-EAGAIN: a syntax error, for the whole-text parse to name). */
+static int elems_next(struct rd *rd, struct elems *e, json_t **out)
+{
+	int rc;
+
+	*out = NULL;
+	if ((rc = elems_step(rd, e)) <= 0)
+		return rc;
+	return elems_take(rd, e, out);
 }
 
 static int get_u64(struct rd *rd, json_t *o, const char *key, const char *where, bool nullable,
@@ -505,9 +532,72 @@ static json_t *get_column(struct rd *rd, json_t *o, const char *key, const char 
 	return a;
 }
 
-#define COL(a, i) ((uint64_t)json_integer_value(json_array_get((a), (i))))
+/* A series' columns as plain numbers, however they were read: the fast
+ * path parses into them, the jansson path copies its checked arrays into
+ * them, and fill_series / fill_spikes build the model from them alone.
+ * Kept across the series of a report, so one buffer serves them all. */
+struct cols {
+	uint64_t *iv; /* count, max_ns, spikes, missed: n each */
+	uint64_t *sp; /* t_ns, latency_ns, phase: logged each */
+	size_t iv_cap, sp_cap;
+};
 
-static int read_one_series(struct rd *rd, struct report *r, json_t *o, size_t k)
+static int cols_room(uint64_t **buf, size_t *cap, size_t n)
+{
+	if (n <= *cap)
+		return 0;
+	uint64_t *p = realloc(*buf, n * sizeof(**buf));
+	if (!p)
+		return -ENOMEM;
+	*buf = p;
+	*cap = n;
+	return 0;
+}
+
+static void column_copy(json_t *a, uint64_t *out)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach (a, i, v)
+		out[i] = (uint64_t)json_integer_value(v);
+}
+
+/* The model's intervals of rs from checked columns (count, spikes and
+ * missed at most UINT32_MAX, max at most INT64_MAX). */
+static int fill_series(struct report_series *rs, const uint64_t *count, const uint64_t *max,
+		       const uint64_t *spikes, const uint64_t *missed, size_t n)
+{
+	if (!rs->st && !(rs->st = calloc(1, sizeof(*rs->st))))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct series_interval v = { .max_ns = max[i],
+					     .count = (uint32_t)count[i],
+					     .spikes = (uint32_t)spikes[i],
+					     .missed = (uint32_t)missed[i] };
+		if (series_store_append(rs->st, &v))
+			return -ENOMEM;
+	}
+	rs->n = rs->st->n;
+	return 0;
+}
+
+/* The model's spike log of rs from checked columns (phase below RECORDER_MAX_PHASES). */
+static int fill_spikes(struct report_series *rs, const uint64_t *t, const uint64_t *latency,
+		       const uint64_t *phase, size_t n)
+{
+	rs->nspikes = n;
+	rs->spikes = calloc(n ? n : 1, sizeof(*rs->spikes));
+	if (!rs->spikes)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		rs->spikes[i] = (struct series_spike){ .t_ns = t[i],
+						       .latency_ns = latency[i],
+						       .phase = (uint32_t)phase[i] };
+	return 0;
+}
+
+static int read_one_series(struct rd *rd, struct report *r, json_t *o, size_t k, struct cols *cl)
 {
 	char where[64], w2[80];
 	const char *probe;
@@ -544,17 +634,14 @@ static int read_one_series(struct rd *rd, struct report *r, json_t *o, size_t k)
 	    !(sp = get_column(rd, iv, "spikes", w2, n, UINT32_MAX, &rc)) ||
 	    !(mi = get_column(rd, iv, "missed", w2, n, UINT32_MAX, &rc)))
 		return rc;
-	rs->n = n;
-	if (!(rs->st = calloc(1, sizeof(*rs->st))))
+	if (cols_room(&cl->iv, &cl->iv_cap, 4 * n)) /* n: the arrays' real length */
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		struct series_interval v = { .max_ns = COL(m, i),
-					     .count = (uint32_t)COL(c, i),
-					     .spikes = (uint32_t)COL(sp, i),
-					     .missed = (uint32_t)COL(mi, i) };
-		if (series_store_append(rs->st, &v))
-			return -ENOMEM;
-	}
+	column_copy(c, cl->iv);
+	column_copy(m, cl->iv + n);
+	column_copy(sp, cl->iv + 2 * n);
+	column_copy(mi, cl->iv + 3 * n);
+	if ((rc = fill_series(rs, cl->iv, cl->iv + n, cl->iv + 2 * n, cl->iv + 3 * n, n)))
+		return rc;
 	snprintf(w2, sizeof(w2), "%s.spike_log", where);
 	if ((rc = get_u64(rd, log, "threshold_ns", w2, true, &rs->threshold_ns, NULL)) ||
 	    (rc = get_u64(rd, log, "threshold_at_ns", w2, true, &rs->threshold_at_ns, NULL)) ||
@@ -569,21 +656,187 @@ static int read_one_series(struct rd *rd, struct report *r, json_t *o, size_t k)
 	    !(lat = get_column(rd, log, "latency_ns", w2, logged, INT64_MAX, &rc)) ||
 	    !(ph = get_column(rd, log, "phase", w2, logged, RECORDER_MAX_PHASES - 1, &rc)))
 		return rc;
-	rs->nspikes = logged;
-	rs->spikes = calloc(logged ? logged : 1, sizeof(*rs->spikes));
-	if (!rs->spikes)
+	if (cols_room(&cl->sp, &cl->sp_cap, 3 * logged))
 		return -ENOMEM;
-	for (size_t i = 0; i < logged; i++)
-		rs->spikes[i] = (struct series_spike){ .t_ns = COL(t, i),
-						       .latency_ns = COL(lat, i),
-						       .phase = (uint32_t)COL(ph, i) };
+	column_copy(t, cl->sp);
+	column_copy(lat, cl->sp + logged);
+	column_copy(ph, cl->sp + 2 * logged);
+	return fill_spikes(rs, cl->sp, cl->sp + logged, cl->sp + 2 * logged, logged);
+}
+
+/* ---------------------------------------------- series, the fast path -- */
+
+/* A day of one-second intervals is 345 600 integers per series: as a
+ * jansson tree each costs an allocation and ~45 bytes, which made reading
+ * a 128-CPU day take 7.5 s (issue 20).  The writer prints every series in
+ * one shape (json_write.c, put_series):
+ *
+ *   {"probe":"timer","cpu":0,"interval_ns":N,"stalls":N,"intervals":{"n":N,
+ *    "count":[..],"max_ns":[..],"spikes":[..],"missed":[..]},"spike_log":
+ *    {"threshold_ns":N|null,"threshold_at_ns":N|null,"total":N,"logged":N,
+ *    "overwritten":N,"not_logged":N,"t_ns":[..],"latency_ns":[..],"phase":[..]}}
+ *
+ * on one line, without blanks.  An element in exactly that shape, every
+ * value in range, is read here by hand; anything else (another key order,
+ * a blank, an escape, a fraction, a sign, a value out of range, a column of
+ * the wrong length) gives -EAGAIN and the element goes through jansson and
+ * read_one_series as before: the same model, or the same error message. */
+
+struct scan {
+	const char *t;
+	size_t p, end;
+};
+
+/* The bytes lit at s->p, stepped over. */
+static bool scan_lit(struct scan *s, const char *lit)
+{
+	size_t l = strlen(lit);
+
+	if (s->end - s->p < l || memcmp(s->t + s->p, lit, l))
+		return false;
+	s->p += l;
+	return true;
+}
+
+/* The unsigned integer at s->p, at most max.  No digit, a leading zero
+ * (not JSON) or more than 19 digits (which could wrap) is not one. */
+static inline bool scan_u64(struct scan *s, uint64_t max, uint64_t *out)
+{
+	const char *t = s->t;
+	size_t p = s->p, end = s->end;
+	uint64_t v = 0;
+
+	while (p < end && (unsigned)(t[p] - '0') <= 9)
+		v = v * 10 + (uint64_t)(t[p++] - '0');
+	if (p == s->p || p - s->p > 19 || (t[s->p] == '0' && p - s->p > 1) || v > max)
+		return false;
+	s->p = p;
+	*out = v;
+	return true;
+}
+
+/* lead (a comma, the key, the colon), then an integer of at most max; or
+ * null (0) when nullable. */
+static bool scan_field(struct scan *s, const char *lead, uint64_t max, bool nullable, uint64_t *out)
+{
+	if (!scan_lit(s, lead))
+		return false;
+	if (nullable && scan_lit(s, "null")) {
+		*out = 0;
+		return true;
+	}
+	return scan_u64(s, max, out);
+}
+
+/* lead (ending in '['), then exactly n integers of at most max, and ']'. */
+static bool scan_column(struct scan *s, const char *lead, size_t n, uint64_t max, uint64_t *out)
+{
+	if (!scan_lit(s, lead))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (!scan_u64(s, max, &out[i]) || s->p >= s->end ||
+		    s->t[s->p] != (i + 1 < n ? ',' : ']'))
+			return false;
+		s->p++;
+	}
+	return n || scan_lit(s, "]");
+}
+
+/* The series element at e->p: 0 (in the model, e past it), -EAGAIN (not
+ * the writer's shape or not valid: r untouched, for jansson), -ENOMEM. */
+static int series_fast(struct rd *rd, struct report *r, struct elems *e, struct cols *cl)
+{
+	struct scan s = { .t = rd->text, .p = e->p, .end = e->end };
+	char probe[REPORT_NAME_MAX + 1];
+	uint64_t cpu, interval, stalls, n, thr, thr_at, total, logged, over, unlogged;
+	size_t q;
+
+	if (!scan_lit(&s, "{\"probe\":\""))
+		return -EAGAIN;
+	/* Printable ASCII only: escapes and UTF-8 are jansson's to check. */
+	for (q = s.p; q < s.end && s.t[q] != '"'; q++)
+		if (s.t[q] < 0x20 || s.t[q] > 0x7e || s.t[q] == '\\')
+			return -EAGAIN;
+	if (q >= s.end || q - s.p > REPORT_NAME_MAX)
+		return -EAGAIN;
+	memcpy(probe, s.t + s.p, q - s.p);
+	probe[q - s.p] = '\0';
+	s.p = q + 1;
+	if (!scan_field(&s, ",\"cpu\":", 65535, false, &cpu) ||
+	    !scan_field(&s, ",\"interval_ns\":", INT64_MAX, false, &interval) || !interval ||
+	    !scan_field(&s, ",\"stalls\":", INT64_MAX, false, &stalls) ||
+	    !scan_field(&s, ",\"intervals\":{\"n\":", REPORT_INTERVALS_MAX, false, &n))
+		return -EAGAIN;
+	/* Each value takes two bytes at least ("0,"): an n the text cannot
+	 * hold is not allocated for. */
+	if (n > (s.end - s.p) / 8)
+		return -EAGAIN;
+	if (cols_room(&cl->iv, &cl->iv_cap, 4 * n))
+		return -ENOMEM;
+	uint64_t *c = cl->iv, *m = c + n, *sp = m + n, *mi = sp + n;
+	if (!scan_column(&s, ",\"count\":[", n, UINT32_MAX, c) ||
+	    !scan_column(&s, ",\"max_ns\":[", n, INT64_MAX, m) ||
+	    !scan_column(&s, ",\"spikes\":[", n, UINT32_MAX, sp) ||
+	    !scan_column(&s, ",\"missed\":[", n, UINT32_MAX, mi) ||
+	    !scan_field(&s, "},\"spike_log\":{\"threshold_ns\":", INT64_MAX, true, &thr) ||
+	    !scan_field(&s, ",\"threshold_at_ns\":", INT64_MAX, true, &thr_at) ||
+	    !scan_field(&s, ",\"total\":", INT64_MAX, false, &total) ||
+	    !scan_field(&s, ",\"logged\":", REPORT_INTERVALS_MAX, false, &logged) ||
+	    !scan_field(&s, ",\"overwritten\":", INT64_MAX, false, &over) ||
+	    !scan_field(&s, ",\"not_logged\":", INT64_MAX, false, &unlogged) ||
+	    logged > (s.end - s.p) / 6)
+		return -EAGAIN;
+	if (cols_room(&cl->sp, &cl->sp_cap, 3 * logged))
+		return -ENOMEM;
+	uint64_t *t = cl->sp, *lat = t + logged, *ph = lat + logged;
+	if (!scan_column(&s, ",\"t_ns\":[", logged, INT64_MAX, t) ||
+	    !scan_column(&s, ",\"latency_ns\":[", logged, INT64_MAX, lat) ||
+	    !scan_column(&s, ",\"phase\":[", logged, RECORDER_MAX_PHASES - 1, ph) ||
+	    !scan_lit(&s, "}}"))
+		return -EAGAIN;
+
+	struct report_series *rs = report_add_series(r, probe, (int)cpu);
+	int rc;
+	if (!rs)
+		return -ENOMEM;
+	rs->interval_ns = interval;
+	rs->stalls = stalls;
+	rs->threshold_ns = thr;
+	rs->threshold_at_ns = thr_at;
+	rs->spikes_total = total;
+	rs->spikes_overwritten = over;
+	rs->spikes_unlogged = unlogged;
+	if ((rc = fill_series(rs, c, m, sp, mi, n)) || (rc = fill_spikes(rs, t, lat, ph, logged)))
+		return rc;
+	elems_done(rd, e, s.p);
 	return 0;
+}
+
+/* The series are most of the text and come last (json_write.c): once read
+ * into the model, what lies before them is not needed, so the text's
+ * pages are given back as the model grows, and a 175 MB report is not
+ * held twice, as text and as model, at the end (issue 20).  Only whole
+ * 2 MiB pages of a buffer aligned for them (cyclictest_load_raw's for a
+ * big file), so that huge pages are not split and nothing outside the
+ * buffer is touched.  The pages read as zeros afterwards: report_json_read
+ * reads the file again before anything would look at them. */
+#define DROP_CHUNK (2u << 20)
+static void drop_read(struct rd *rd, size_t upto)
+{
+	size_t to = upto & ~((size_t)DROP_CHUNK - 1);
+
+	if ((uintptr_t)rd->text % DROP_CHUNK || to < rd->dropped + 4 * (size_t)DROP_CHUNK)
+		return;
+	/* Advice: if it is not taken, the pages stay, and the text is intact. */
+	if (!madvise((char *)rd->text + rd->dropped, to - rd->dropped, MADV_DONTNEED))
+		rd->dropped = to;
 }
 
 /* Optional sections (reports from before the time series have none). */
 static int read_series(struct rd *rd, struct report *r, json_t *root)
 {
 	json_t *an = json_object_get(root, "analysis"), *o;
+	struct cols cl = { 0 };
 	struct elems e;
 	int rc;
 
@@ -594,16 +847,30 @@ static int read_series(struct rd *rd, struct report *r, json_t *root)
 		return rc > 0 ? 0 : rc;
 	if (e.n > REPORT_SERIES_MAX)
 		return fail(rd, "series", "holds more than the readers' limit of 65536 series");
-	while ((rc = elems_next(rd, &e, &o)) > 0) {
-		if (e.i > REPORT_SERIES_MAX)
+	while ((rc = elems_step(rd, &e)) > 0) {
+		size_t k = e.i;
+		if (e.stream && k < REPORT_SERIES_MAX &&
+		    (rc = series_fast(rd, r, &e, &cl)) != -EAGAIN) {
+			if (rc)
+				break;
+			drop_read(rd, e.p);
+			continue;
+		}
+		if ((rc = elems_take(rd, &e, &o)) < 0)
+			break;
+		if (k >= REPORT_SERIES_MAX)
 			rc = fail(rd, "series",
 				  "holds more than the readers' limit of 65536 series");
 		else
-			rc = read_one_series(rd, r, o, e.i - 1);
+			rc = read_one_series(rd, r, o, k, &cl);
 		json_decref(o);
 		if (rc)
-			return rc;
+			break;
+		if (e.stream)
+			drop_read(rd, e.p);
 	}
+	free(cl.iv);
+	free(cl.sp);
 	return rc;
 }
 
@@ -1165,10 +1432,35 @@ static int read_root(struct rd *rd, struct report *r, json_t *root)
 	return analysis_add_culprits(r);
 }
 
+/* Could the text hold a NaN that nothing has parsed?  Not once jansson has
+ * parsed all of it; after the splitter, the big arrays' spans may not have
+ * been (a cyclictest file's are not read at all). */
+static bool unparsed_span(const struct rd *rd, bool whole)
+{
+	for (int k = 0; !whole && k < BIG_N; k++)
+		if (rd->span[k].set)
+			return true;
+	return false;
+}
+
+/* The whole text again, when drop_read gave part of it back: 0, or -errno
+ * with err set (the file may have changed since: what is read now is what
+ * is judged). */
+static int reload(struct rd *rd, char **text, const char *path, char *err, size_t errlen)
+{
+	if (!rd->dropped)
+		return 0;
+	free(*text);
+	rd->dropped = 0;
+	if (!(*text = cyclictest_load_raw(path, &rd->len, err, errlen)))
+		return errno == ENOMEM ? -ENOMEM : -EINVAL;
+	return 0;
+}
+
 int report_json_read(const char *path, struct report *r, char *err, size_t errlen)
 {
 	struct rd rd = { .file = path, .err = err, .errlen = errlen };
-	bool had_nan, whole = false;
+	bool had_nan = false, nan_checked = false, whole = false;
 	json_t *root = NULL;
 	char *text;
 	int rc;
@@ -1177,21 +1469,25 @@ int report_json_read(const char *path, struct report *r, char *err, size_t errle
 	/* One loader for both formats: cyclictest writes -nan for a thread
 	 * without cycles, which is not JSON (it becomes null); rtsoak never
 	 * writes a non-finite number, so a NaN in a file that is not
-	 * cyclictest's is an error.  Duplicate keys are rejected: a report is
-	 * machine-written, a duplicate means it was edited or corrupted. */
-	text = cyclictest_load_text(path, &rd.len, &had_nan, err, errlen);
+	 * cyclictest's is an error.  A NaN outside strings fails every parse,
+	 * so the text is read as it is, and only a failed read looks for NaN
+	 * and, when there is one, starts again with NaN as null: a report
+	 * that reads is not scanned or copied for it (issue 20).  Duplicate
+	 * keys are rejected: a report is machine-written, a duplicate means
+	 * it was edited or corrupted. */
+	text = cyclictest_load_raw(path, &rd.len, err, errlen);
 	if (!text)
 		return errno == ENOMEM ? -ENOMEM : -EINVAL;
-	rd.text = text;
 again:
+	rd.text = text;
 	if (whole) {
 		/* The splitter gave up: the whole text as one tree, and jansson's
 		 * word on what is wrong with it. */
 		memset(rd.span, 0, sizeof(rd.span));
 		root = cyclictest_parse_text(path, text, rd.len, err, errlen);
 		if (!root) {
-			free(text);
-			return errno == ENOMEM ? -ENOMEM : -EINVAL;
+			rc = errno == ENOMEM ? -ENOMEM : -EINVAL;
+			goto out;
 		}
 	} else if ((rc = split_top(&rd, &root)) == -EAGAIN) {
 		whole = true;
@@ -1202,6 +1498,18 @@ again:
 		return rc;
 	}
 	if (cyclictest_detect(root)) { /* no big arrays: root is the whole file */
+		if (!nan_checked && unparsed_span(&rd, whole)) {
+			/* a NaN there would be missed: looked for first */
+			nan_checked = true;
+			rc = cyclictest_unnan(path, &text, &rd.len, &had_nan, err, errlen);
+			if (rc || had_nan) {
+				json_decref(root);
+				root = NULL;
+				if (rc)
+					goto out;
+				goto again;
+			}
+		}
 		free(text);
 		rc = cyclictest_read(path, root, r, err, errlen); /* warns about NaN itself */
 		json_decref(root);
@@ -1223,7 +1531,27 @@ again:
 	if (rc == -EAGAIN && !whole) { /* a syntax error inside a big array */
 		report_free(r);
 		whole = true;
-		goto again;
+		if (!(rc = reload(&rd, &text, path, err, errlen)))
+			goto again;
+		return rc; /* text freed */
+	}
+out:
+	if (rc == -EINVAL && !nan_checked) {
+		/* This error may be a NaN's: with NaN as null, from the start. */
+		int e = reload(&rd, &text, path, err, errlen);
+		if (e) {
+			report_free(r);
+			return e; /* text freed */
+		}
+		e = cyclictest_unnan(path, &text, &rd.len, &had_nan, err, errlen);
+		nan_checked = true;
+		if (e)
+			rc = e;
+		else if (had_nan) {
+			report_free(r);
+			whole = false;
+			goto again;
+		}
 	}
 	free(text);
 	if (rc == -ENOMEM)
