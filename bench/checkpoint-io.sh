@@ -58,7 +58,10 @@
 #     final report    its size, and the bytes written before the final write
 #     ratio           write_bytes / final size, against the goal (<= 2x): PASS|MISS
 #     checkpoints     how many were seen, the 2nd-4th's and the last three's
-#                     bytes and housekeeping CPU ms, the ratio: PASS|MISS
+#                     bytes and housekeeping CPU ms, the ratio: PASS|MISS;
+#                     then the same per kind (since issue 20 most checkpoints
+#                     only append to the series log, a few also rewrite the
+#                     summary): each kind's first two against its last two
 #   and one line per checkpoint with SHOW=all.
 #
 # Usage
@@ -231,6 +234,24 @@ if len(cps) >= 7:
              "PASS" if grow <= 2 else "MISS"))
 else:
     print("checkpoints:     %d seen of %d: too few to compare the first with the last (longer DURATION?)" % (len(cps), expected))
+# Since issue 20 a checkpoint appends the series to the series log and
+# rewrites the summary only when the byte budget allows: two kinds, told
+# apart by size (a summary is the statistics of every result; an append is
+# what the series gained in one period).  Each kind's CPU time, first
+# against last: both must stay flat for "bounded by the data since the last one".
+if len(cps) >= 4:
+    med = sorted(c[0] for c in cps)[len(cps) // 2]
+    kinds = (("log appends", [c for c in cps[1:] if c[0] <= 2 * med]),
+             ("with a summary", [c for c in cps[1:] if c[0] > 2 * med]))
+    for name, ks in kinds:
+        if len(ks) >= 4:
+            a, z = ks[:2], ks[-2:]
+            fa, fz = sum(c[1] for c in a) / 2, sum(c[1] for c in z) / 2
+            print("  %-15s %d of them: the first two %.0f KB, %.1f ms CPU; the last two %.0f KB, %.1f ms: %.1fx CPU: %s"
+                  % (name, len(ks), sum(c[0] for c in a) / 2e3, fa / 1e6, sum(c[0] for c in z) / 2e3, fz / 1e6,
+                     fz / fa if fa else 0, "PASS" if fa and fz / fa <= 2 else "MISS"))
+        else:
+            print("  %-15s %d of them: too few to compare" % (name, len(ks)))
 if show == "all":
     t0 = samples[0][0] if samples else 0
     print("%4s %9s %10s %12s" % ("#", "at_s", "bytes", "hk_cpu_ms"))

@@ -88,9 +88,10 @@ static void checkpoint_failed(struct session *s, const char *what, int err)
  * log (no summary names it yet) and on SIGUSR1, else when the budget allows
  * it.  The budget keeps what a run writes within twice its final report:
  * the summaries so far, the next one (estimated as the last one's size) and
- * the log must stay within the JSON the logged series will take in the
- * final report plus the first summary's size (which the final report's rest
- * outgrows).  So the series are on disk at every checkpoint, the statistics
+ * the log (the pages its appends wrote) must stay within 3/4 of the JSON the
+ * logged series will take in the final report plus the first summary's size
+ * (which the final report's rest outgrows); 3/4, because a small machine's
+ * appends are mostly page rounding.  So the series are on disk at every checkpoint, the statistics
  * as often as that allows: at 1 ms intervals at every one, at 1 s intervals
  * and 60 s checkpoints every few (docs/BENCHMARKS.md, checkpoint-io.sh). */
 static bool checkpoint_series(struct session *s, struct report *r, uint64_t t, bool forced,
@@ -123,8 +124,8 @@ static bool checkpoint_series(struct session *s, struct report *r, uint64_t t, b
 	}
 	s->last_checkpoint = util_now_ns(CLOCK_MONOTONIC);
 	return forced || !s->log_named || s->log_named_gen != s->log_gen ||
-	       s->summary_bytes + s->summary_last + s->log.bytes <=
-		   s->log.series_json + s->summary_first;
+	       s->summary_bytes + s->summary_last + s->log.disk_bytes <=
+		   s->log.series_json / 4 * 3 + s->summary_first;
 }
 
 /* Remove the log the summary on disk named, when it is not the open one:
@@ -178,9 +179,12 @@ void session_output_publish(struct session *s, struct report *r, bool json, bool
 	}
 	if (!json && !prom)
 		return;
-	/* The analysis only goes into the JSON: the textfile, rewritten every
-	 * second, does not need it. */
-	rc = session_output_build(r, s, true, json);
+	/* The analysis only goes into the JSON, and only without a series log:
+	 * the textfile, rewritten every second, does not need it, and with a
+	 * log the reader derives it from the merged series (serieslog_merge),
+	 * which reach further than any summary's.  It reads every interval,
+	 * so a summary's housekeeping time would grow with the run. */
+	rc = session_output_build(r, s, true, json && !s->series);
 	if (json) {
 		if (!rc && s->series && s->log.fd >= 0 &&
 		    !(r->series_log = serieslog_ref(&s->log, t)))

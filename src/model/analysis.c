@@ -140,7 +140,11 @@ static json_t *periodicity_json(const struct report *r, const struct report_seri
 	struct periodicity_pattern pat[ANALYSIS_MAX_PATTERNS];
 	json_t *o = series_id(rs), *pats = json_array();
 	bool complete = !rs->spikes_overwritten && !rs->spikes_unlogged;
-	double span = (double)r->duration_ns / 1e9, resolution;
+	/* A checkpoint's series can reach past its statistics (serieslog.h). */
+	double span = (double)(r->series_until_ns > r->duration_ns ? r->series_until_ns
+								   : r->duration_ns) /
+		      1e9,
+	       resolution;
 	const char *source;
 	size_t n = 0, *src = NULL;
 	double *t;

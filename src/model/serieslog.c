@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "crc32.h"
 #include "serieslog.h"
 #include "util.h"
@@ -155,6 +156,7 @@ int serieslog_open(struct serieslog *j, const char *report, unsigned gen, size_t
 	util_fsync_dir_of(j->path);
 	j->fd = fd;
 	j->bytes = SERIESLOG_HEADER;
+	j->disk_bytes = 4096;
 	j->series_json = 0;
 	return 0;
 }
@@ -261,17 +263,21 @@ int serieslog_append(struct serieslog *j, const struct report *r, uint64_t t_ns,
 	if (!rc) {
 		le32(b.p, (uint32_t)(b.n - SERIESLOG_RECORD_HEAD));
 		le32(b.p + 4, crc32_update(0, b.p, 4));
-		le32(b.p + 8, crc32_update(0, b.p + SERIESLOG_RECORD_HEAD, b.n - SERIESLOG_RECORD_HEAD));
+		le32(b.p + 8,
+		     crc32_update(0, b.p + SERIESLOG_RECORD_HEAD, b.n - SERIESLOG_RECORD_HEAD));
 		rc = write_all(j->fd, b.p, b.n, j->bytes);
 		if (!rc && fdatasync(j->fd) < 0)
 			rc = -errno;
 		/* What was written of it goes again, after the last whole one. */
-		if (rc && !*broken && (ftruncate(j->fd, (off_t)j->bytes) < 0 || fdatasync(j->fd) < 0))
+		if (rc && !*broken &&
+		    (ftruncate(j->fd, (off_t)j->bytes) < 0 || fdatasync(j->fd) < 0))
 			*broken = true;
 	}
 	if (rc) {
 		memcpy(j->mark, saved, j->nseries * sizeof(*saved));
 	} else {
+		uint64_t page = 4096;
+		j->disk_bytes += (j->bytes + b.n + page - 1) / page * page - j->bytes / page * page;
 		j->bytes += b.n;
 		j->series_json += json;
 	}
@@ -555,12 +561,12 @@ int serieslog_merge(struct report *r, const char *report_path, const json_t *ref
 			torn = left;
 			break;
 		}
-		const char *bad = !head ? "its header is corrupt"
-				  : n > left - SERIESLOG_RECORD_HEAD ? NULL /* cut short: torn */
-				  : crc32_update(0, h + SERIESLOG_RECORD_HEAD, (size_t)n) !=
-					  get_le(h + 8, 4)
-				      ? "corrupt (CRC mismatch)"
-				      : "";
+		const char *bad =
+		    !head			       ? "its header is corrupt"
+		    : n > left - SERIESLOG_RECORD_HEAD ? NULL /* cut short: torn */
+		    : crc32_update(0, h + SERIESLOG_RECORD_HEAD, (size_t)n) != get_le(h + 8, 4)
+			? "corrupt (CRC mismatch)"
+			: "";
 		if (!bad || (*bad && head && off + SERIESLOG_RECORD_HEAD + n == len)) {
 			torn = left;
 			break;
@@ -568,7 +574,8 @@ int serieslog_merge(struct report *r, const char *report_path, const json_t *ref
 		if (*bad) {
 			char what[160];
 			snprintf(what, sizeof(what),
-				 "the record at byte %zu is %s and more follow: not used", off, bad);
+				 "the record at byte %zu is %s and more follow: not used", off,
+				 bad);
 			log_fail(err, errlen, report_path, lname, what);
 			goto out;
 		}
@@ -597,6 +604,10 @@ int serieslog_merge(struct report *r, const char *report_path, const json_t *ref
 	uint64_t at = r->duration_ns;
 	if (t_ns > at)
 		r->series_until_ns = t_ns;
+	/* Derived from the series, which now reach further than the summary's:
+	 * the summary leaves it out (session_output.c). */
+	if (!rc && !r->analysis && !(r->analysis = analysis_build(r)))
+		rc = -ENOMEM;
 	if (!rc && t_ns > at &&
 	    report_warn(r,
 			"a checkpoint of an unfinished run: its statistics cover the first %.1f s, "

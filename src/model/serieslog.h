@@ -62,6 +62,10 @@ struct serieslog {
 	char path[PATH_MAX];
 	uint64_t id;
 	uint64_t bytes; /* the file's length: the header and whole records */
+	/* What the appends cost the disk: each dirties whole pages (a 1 KiB
+	 * append and its fdatasync write a 4 KiB block), so the pages each
+	 * append touched, summed.  The budget counts this, not bytes. */
+	uint64_t disk_bytes;
 	/* A lower bound of the bytes the logged series take in a JSON report
 	 * (their digits and separators): the summary budget's yardstick. */
 	uint64_t series_json;

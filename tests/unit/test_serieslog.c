@@ -41,10 +41,10 @@ static void grow(struct report *r, size_t intervals, size_t spikes)
 		rs->spikes = realloc(rs->spikes, (rs->nspikes + spikes + 1) * sizeof(*rs->spikes));
 		for (size_t i = 0; i < spikes; i++) {
 			uint64_t t = rs->nspikes ? rs->spikes[rs->nspikes - 1].t_ns : 0;
-			rs->spikes[rs->nspikes++] = (struct series_spike){
-				.t_ns = t + tap_rnd() % 5000000, .latency_ns = 100000 + tap_rnd() % 1000,
-				.phase = (uint32_t)(tap_rnd() % 3)
-			};
+			rs->spikes[rs->nspikes++] =
+			    (struct series_spike){ .t_ns = t + tap_rnd() % 5000000,
+						   .latency_ns = 100000 + tap_rnd() % 1000,
+						   .phase = (uint32_t)(tap_rnd() % 3) };
 		}
 		rs->stalls += k;
 		rs->threshold_ns = 50000;
@@ -88,11 +88,13 @@ static bool same(const struct report *a, const struct report *b)
 		return false;
 	for (size_t k = 0; k < a->nseries; k++) {
 		const struct report_series *x = &a->series[k], *y = &b->series[k];
-		struct series_interval *vx = series_store_decode(x->st), *vy = series_store_decode(y->st);
+		struct series_interval *vx = series_store_decode(x->st),
+				       *vy = series_store_decode(y->st);
 		bool eq = x->n == y->n && x->st->n == x->n && y->st->n == y->n &&
 			  x->interval_ns == y->interval_ns && x->nspikes == y->nspikes &&
 			  x->stalls == y->stalls && x->spikes_total == y->spikes_total &&
-			  x->threshold_ns == y->threshold_ns && x->threshold_at_ns == y->threshold_at_ns;
+			  x->threshold_ns == y->threshold_ns &&
+			  x->threshold_at_ns == y->threshold_at_ns;
 		for (size_t i = 0; eq && i < x->n; i++)
 			eq = iv_eq(&vx[i], &vy[i]);
 		for (size_t i = 0; eq && i < x->nspikes; i++)
@@ -172,7 +174,8 @@ int main(void)
 	}
 	grow(&live, 10, 2);
 	rc |= serieslog_append(&log, &live, 3000000000ull, &broken);
-	ok(!rc && !broken, "three checkpoints appended (%llu bytes)", (unsigned long long)log.bytes);
+	ok(!rc && !broken, "three checkpoints appended (%llu bytes)",
+	   (unsigned long long)log.bytes);
 	json_t *ref = serieslog_ref(&log, 1000000000);
 	int mrc = merge(&got, ref, err, sizeof(err));
 	ok(mrc == 0 && same(&got, &live),
@@ -193,7 +196,8 @@ int main(void)
 			report_free(&got);
 		}
 	}
-	ok(!bad_cut, "the last record cut at each of its %llu lengths: the series as at checkpoint 2",
+	ok(!bad_cut,
+	   "the last record cut at each of its %llu lengths: the series as at checkpoint 2",
 	   (unsigned long long)(log.bytes - len2));
 	/* Put it back whole, by appending again: the marks say where. */
 	serieslog_close(&log, false);
