@@ -155,9 +155,9 @@ int main(void)
 	live_init(&live);
 	ok(serieslog_open(&log, report_path, 0, NS) == 0 && log.bytes == SERIESLOG_HEADER,
 	   "a new log: its header only");
-	grow(&live, 700, 40);
+	grow(&live, 200, 4);
 	rc |= serieslog_append(&log, &live, 1000000000, &broken);
-	grow(&live, 1300, 300);
+	grow(&live, 300, 6);
 	rc |= serieslog_append(&log, &live, 2000000000, &broken);
 	snapshot(&at2, &live);
 	uint64_t len2 = log.bytes;
@@ -167,7 +167,7 @@ int main(void)
 		struct series_interval *v = series_store_decode(rs->st);
 		series_store_free(rs->st);
 		rs->n = 0;
-		for (size_t i = 0; i + 1 < 2000; i += 2)
+		for (size_t i = 0; i + 1 < 500; i += 2)
 			report_series_fill(rs, &v[i], 1);
 		free(v);
 		rs->interval_ns *= 2;
@@ -223,22 +223,28 @@ int main(void)
 		if (pwrite(fd, &x, 1, (off_t)at) != 1)
 			abort();
 		int m = merge(&got, ref, err, sizeof(err));
-		/* A header's length has a CRC of its own: a wrong one is
-		 * corruption wherever it is, not a record cut short. */
-		if (at < one || at < one + SERIESLOG_RECORD_HEAD)
-			bad_flip += m != -EINVAL || !strstr(err, "corrupt") ||
-				    !strstr(err, "and more follow");
-		else
-			bad_flip += m != 0 || got.nwarnings < 1 ||
-				    !strstr(got.warnings[0], "incomplete record");
+		/* A header's length has a CRC of its own: a wrong length or
+		 * length CRC is corruption wherever it is, not a record cut
+		 * short; a wrong payload CRC is a payload that fails it. */
+		bool wrong = at < one + 8 ? m != -EINVAL || !strstr(err, "corrupt")
+					  : m != 0 || got.nwarnings < 1 ||
+						!strstr(got.warnings[0], "incomplete record");
+		if (wrong)
+			diag("byte %llu of %llu (records at 16, %llu): %d %s",
+			     (unsigned long long)at, (unsigned long long)log.bytes,
+			     (unsigned long long)one, m,
+			     m		     ? err
+			     : got.nwarnings ? got.warnings[0]
+					     : "no warning");
+		bad_flip += wrong;
 		report_free(&got);
 		if (pwrite(fd, &c, 1, (off_t)at) != 1)
 			abort();
 	}
 	close(fd);
 	ok(!rc && !bad_flip,
-	   "a garbled byte in the first of two records or a header is refused, in the last "
-	   "payload dropped as torn (%zu wrong)",
+	   "a garbled byte in the first of two records or a length is refused, in the last "
+	   "payload or its CRC dropped as torn (%zu wrong)",
 	   bad_flip);
 	/* Zeros where the last record should be: a file extended, never filled. */
 	if (ftruncate(log.fd, (off_t)(log.bytes + 5000)) < 0)
