@@ -548,17 +548,6 @@ static void title(FILE *out, const struct text_layout *L, const struct report *r
 	fputc('\n', out);
 }
 
-static int digits(int v)
-{
-	int n = 1;
-
-	while (v >= 10) {
-		v /= 10;
-		n++;
-	}
-	return n;
-}
-
 /* Result positions sorted by (phase, position): each phase's rows are
  * one run of it, in report order. */
 static const struct report *sort_r;
@@ -894,8 +883,8 @@ void report_text_print_cpus(const struct report *r, FILE *out, bool color, enum 
 		int w = (int)strlen(util_escape(res->probe, name, sizeof(name)));
 		if (w > L.probe_w)
 			L.probe_w = w;
-		if (res->cpu >= 0 && digits(res->cpu) > L.cpu_w)
-			L.cpu_w = digits(res->cpu);
+		if (res->cpu >= 0 && (int)util_digits((uint64_t)res->cpu) > L.cpu_w)
+			L.cpu_w = (int)util_digits((uint64_t)res->cpu);
 	}
 	title(out, &L, r);
 	header(out, &L);

@@ -91,9 +91,10 @@ static void checkpoint_failed(struct session *s, const char *what, int err)
  * the log (the pages its appends wrote) must stay within 3/4 of the JSON the
  * logged series will take in the final report plus the first summary's size
  * (which the final report's rest outgrows); 3/4, because a small machine's
- * appends are mostly page rounding.  So the series are on disk at every checkpoint, the statistics
- * as often as that allows: at 1 ms intervals at every one, at 1 s intervals
- * and 60 s checkpoints every few (docs/BENCHMARKS.md, checkpoint-io.sh). */
+ * appends are mostly page rounding.  So the series are on disk at every
+ * checkpoint, the statistics as often as that allows: here every 4th or
+ * 5th at 1 ms intervals and 1 s checkpoints, about hourly at 1 s intervals
+ * and 60 s (docs/BENCHMARKS.md, checkpoint-io.sh). */
 static bool checkpoint_series(struct session *s, struct report *r, uint64_t t, bool forced,
 			      int *err)
 {

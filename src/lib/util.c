@@ -127,6 +127,17 @@ static void dir_of(const char *path, char *dir, size_t len)
 	snprintf(dir, len, "%s", dirname(tmp));
 }
 
+unsigned util_digits(uint64_t v)
+{
+	unsigned d = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		d++;
+	}
+	return d;
+}
+
 int util_temp_in_dir_of(const char *path, char *tmp, size_t len)
 {
 	char dir[PATH_MAX];

@@ -52,6 +52,8 @@ int util_grow(void *arr, size_t n, size_t size) __attribute__((warn_unused_resul
  * (nothing private: rtsoak(1), SAFETY), 0600 for --set journals. */
 int util_write_atomic_mode(const char *path, int (*fill)(FILE *f, void *arg), void *arg,
 			   mode_t mode) __attribute__((warn_unused_result));
+/* The decimal digits of v (1 for 0): a column's width, a number's JSON. */
+unsigned util_digits(uint64_t v);
 /* A new temporary file (mode 0600, close-on-exec) in the directory of path,
  * named .rtsoak-PID-XXXXXX (output_stale() knows the pattern); its name in
  * tmp.  The fd or -errno. */

@@ -68,18 +68,6 @@ static uint64_t get_le(const unsigned char *p, int bytes)
 	return v;
 }
 
-/* Decimal digits of v: the JSON a value takes. */
-static unsigned digits(uint64_t v)
-{
-	unsigned d = 1;
-
-	while (v >= 10) {
-		v /= 10;
-		d++;
-	}
-	return d;
-}
-
 /* ----------------------------------------------------------- writer -- */
 
 void serieslog_init(struct serieslog *j)
@@ -196,8 +184,8 @@ static int put_series(struct lbuf *b, struct serieslog_mark *mk, const struct re
 			/* The final report's JSON of the new ones (after a reset
 			 * the old count stays: coarsening is rare, log2 a run). */
 			if (first + i >= mk->n || reset)
-				*json += digits(v.count) + digits(v.max_ns) + digits(v.spikes) +
-					 digits(v.missed) + 4;
+				*json += util_digits(v.count) + util_digits(v.max_ns) +
+					 util_digits(v.spikes) + util_digits(v.missed) + 4;
 		}
 	}
 	size_t sfirst = reset ? 0 : mk->nspikes;
@@ -212,7 +200,8 @@ static int put_series(struct lbuf *b, struct serieslog_mark *mk, const struct re
 		rc |= put_u64(b, sp->latency_ns);
 		rc |= put_u64(b, sp->phase);
 		t = sp->t_ns;
-		*json += digits(sp->t_ns) + digits(sp->latency_ns) + digits(sp->phase) + 3;
+		*json += util_digits(sp->t_ns) + util_digits(sp->latency_ns) +
+			 util_digits(sp->phase) + 3;
 	}
 	rc |= put_u64(b, rs->stalls);
 	rc |= put_u64(b, rs->spikes_total);
@@ -252,11 +241,12 @@ int serieslog_append(struct serieslog *j, const struct report *r, uint64_t t_ns,
 		rc = put_series(&b, &j->mark[k], &r->series[k], &json);
 	if (!rc && b.n - SERIESLOG_RECORD_HEAD > SERIESLOG_RECORD_MAX)
 		rc = -EFBIG;
-	/* Still the file at its path?  An open file whose directory was
-	 * removed takes writes that no reader will ever see. */
+	/* Still the file at its path (not even a link to it: the reader
+	 * follows none)?  An open file whose directory was removed, or that
+	 * was renamed away, takes writes that no reader will ever see. */
 	struct stat at, ours;
-	if (!rc && (stat(j->path, &at) < 0 || fstat(j->fd, &ours) < 0 || at.st_ino != ours.st_ino ||
-		    at.st_dev != ours.st_dev)) {
+	if (!rc && (lstat(j->path, &at) < 0 || fstat(j->fd, &ours) < 0 ||
+		    at.st_ino != ours.st_ino || at.st_dev != ours.st_dev)) {
 		rc = -ENOENT;
 		*broken = true;
 	}
