@@ -502,7 +502,8 @@ int serieslog_merge(struct report *r, const char *report_path, const json_t *ref
 			return rc;
 		return log_fail(
 		    err, errlen, report_path, lname,
-		    rc == -EINVAL ? "not a regular file of a sane size"
+		    rc == -EINVAL  ? "not a regular file of a sane size"
+		    : rc == -ELOOP ? "a symbolic link: not followed"
 		    : rc == -ENOENT
 			? "missing: a checkpoint's series are in it (it is removed only "
 			  "when the final report is written)"

@@ -90,7 +90,7 @@ for d in gone link other; do
 	[ $rc -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] || fails=$((fails + 1))
 done
 [ $fails -eq 0 ] && grep -q "gone: 2: .*missing" <<<"$msgs" &&
-	grep -q "link: 2: .*symbolic links" <<<"$msgs" && grep -q "other: 2: .*belongs to another run" <<<"$msgs"
+	grep -q "link: 2: .*a symbolic link: not followed" <<<"$msgs" && grep -q "other: 2: .*belongs to another run" <<<"$msgs"
 ok $? "a missing log, a symbolic link, another run's log: each exit 2, one line ($msgs)"
 
 # A directory where the log would go: refused before the run.
