@@ -544,6 +544,10 @@ struct cols {
 
 static int cols_room(uint64_t **buf, size_t *cap, size_t n)
 {
+	/* Never NULL, even for no values: the columns are pointers into the
+	 * buffer, and NULL + 0 is undefined (UBSan says so, tests/fuzz). */
+	if (!n)
+		n = 1;
 	if (n <= *cap)
 		return 0;
 	uint64_t *p = realloc(*buf, n * sizeof(**buf));
