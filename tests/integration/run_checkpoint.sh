@@ -20,7 +20,15 @@ pid=$!
 # written: by what the run wrote, not by the clock, so a slow machine (qemu
 # TCG) waits longer.  (A SIGKILL in the middle of a write leaves its temp
 # file, which the next run names: not what this case is about.)
+# The summary's statistics are rewritten as the I/O budget allows (issue
+# 20): SIGUSR1 asks for one now, until one covers 2 s too (under qemu TCG
+# the first, at 1 s, can hold no load operation yet).
 between() {
+	if ! report_says kill.json 'r["run"]["duration_ns"] >= 2e9'; then
+		[ -s kill.json ] && pkill -USR1 -f -- "-o kill.json"
+		sleep 0.3
+		return 1
+	fi
 	merged_says kill.json 'max(s["intervals"]["n"] * s["interval_ns"] for s in r["series"]) >= 2e9' &&
 		! ls -A . | grep -q '^\.rtsoak-'
 }
@@ -39,8 +47,8 @@ ok $? "rtsoak report merges them into one self-contained, schema-valid report"
 # further than the run lasted; the statistics cover the run up to the last
 # summary, no further than the series.
 span=$(jget merged.json 'max(s["intervals"]["n"] * s["interval_ns"] for s in r["series"])')
-[ "$(jget merged.json "(r['run']['status'], 2e9 <= $span <= $((t_kill - t_start)), 0 < r['run']['duration_ns'] <= $span)")" = '["running", true, true]' ]
-ok $? "it says running, its series cover 2 s or more, no more than the run lasted, its statistics no more than the series ($span ns of series, $(jget merged.json 'r["run"]["duration_ns"]') ns of statistics, of $((t_kill - t_start)) ns)"
+[ "$(jget merged.json "(r['run']['status'], 2e9 <= $span <= $((t_kill - t_start)), 2e9 <= r['run']['duration_ns'] <= $span)")" = '["running", true, true]' ]
+ok $? "it says running, its series and its statistics cover 2 s or more, the series no more than the run lasted, the statistics no more than the series ($span ns of series, $(jget merged.json 'r["run"]["duration_ns"]') ns of statistics, of $((t_kill - t_start)) ns)"
 # every deadline of the timer's counted time is a sample or missed
 [ "$(jget kill.json 'all(x["count"] > 0 for x in r["results"]) and all(abs(x["count"] + x["missed"] - r["run"]["duration_ns"] // r["config"]["interval_ns"]) <= r["run"]["duration_ns"] // r["config"]["interval_ns"] // 10 + 10 for x in r["results"] if x["probe"] == "timer") and r["loads"][0]["ops"] > 0')" = true ]
 ok $? "it holds the samples (timer: count + missed = its deadlines) and load counters measured so far"
