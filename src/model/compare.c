@@ -276,6 +276,8 @@ static int judge_all(struct comparison *c)
 			ok[nname++] = has_series(c->a, p) && has_series(c->b, p);
 		}
 	}
+	struct stats_work work = { 0 };
+	c->work = &work;
 	for (size_t i = 0; !rc && i < c->n; i++) {
 		const char *p = c->m[i].a->probe;
 		size_t fl = family_len(p);
@@ -287,6 +289,8 @@ static int judge_all(struct comparison *c)
 			   : compare_judge_runs(&c->m[i], c, intervals);
 		c->ndrift += c->m[i].ndrift > 0;
 	}
+	c->work = NULL;
+	stats_work_free(&work);
 	free(name);
 	free(ok);
 	return rc;

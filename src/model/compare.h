@@ -26,6 +26,7 @@
 #include <jansson.h>
 
 #include "report.h"
+#include "stats.h"
 
 #define COMPARE_CONF 0.95
 #define COMPARE_ALPHA 0.05
@@ -241,6 +242,9 @@ struct comparison {
 	struct compare_check *checks;
 	size_t nchecks;
 	bool checks_compared;
+	/* While judging: the rank tests' room, kept from one CPU to the next
+	 * (stats_shift_in); NULL otherwise. */
+	struct stats_work *work;
 };
 
 /* Build the comparison (a and b stay owned by the caller and must outlive

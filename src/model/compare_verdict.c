@@ -169,12 +169,7 @@ static double median(const double *x, size_t n)
 	return v;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-	return a < b ? -1 : a > b;
-}
-
+/* The median of a day of interval maxima: by selection, not a sort. */
 static double median_big(const double *x, size_t n)
 {
 	double *s, v;
@@ -184,8 +179,9 @@ static double median_big(const double *x, size_t n)
 	if (!(s = malloc(n * sizeof(*s))))
 		return x[0];
 	memcpy(s, x, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
-	v = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	v = stats_select(s, n, n / 2 + 1);
+	if (n % 2 == 0) /* and the largest below it, which selection left there */
+		v = (v + stats_select(s, n / 2, n / 2)) / 2;
 	free(s);
 	return v;
 }
@@ -211,11 +207,13 @@ static void decide(struct compare_judgement *j, const struct compare_opts *o)
 	j->verdict = j->lo_ns > 0 ? COMPARE_WORSE : COMPARE_BETTER;
 }
 
+/* w: room kept from one test to the next (stats_shift_in), or NULL. */
 static int rank_test(struct compare_judgement *j, const double *a, size_t na, const double *b,
-		     size_t nb)
+		     size_t nb, struct stats_work *w)
 {
 	struct stats_shift st;
-	int rc = stats_shift(a, na, b, nb, COMPARE_CONF, &st);
+	int rc = w ? stats_shift_in(w, a, na, b, nb, COMPARE_CONF, &st)
+		   : stats_shift(a, na, b, nb, COMPARE_CONF, &st);
 
 	if (rc < 0)
 		return rc;
@@ -240,12 +238,6 @@ static const struct report_series *find_series(const struct report *r, const cha
 		if (r->series[i].cpu == cpu && !strcmp(r->series[i].probe, probe))
 			return &r->series[i];
 	return NULL;
-}
-
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-	return a < b ? -1 : a > b;
 }
 
 /* The per-interval maxima behind a result, in *out (malloc'd), or 0 when
@@ -297,16 +289,17 @@ static size_t interval_maxima(const struct report *r, const struct report_result
 			cnt[j] += iv.count;
 		}
 	}
-	/* median count, by a sorted copy */
-	uint64_t *sorted = malloc(n * sizeof(*sorted)), med;
-	if (!sorted)
+	/* median count, by selection in a copy (counts are far below 2^53,
+	 * exact as doubles) */
+	double *sel = malloc(n * sizeof(*sel)), med;
+	if (!sel)
 		goto out;
-	memcpy(sorted, cnt, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), cmp_u64);
-	med = sorted[n / 2];
-	free(sorted);
 	for (size_t j = 0; j < n; j++)
-		if (cnt[j] && 2 * cnt[j] >= med)
+		sel[j] = (double)cnt[j];
+	med = stats_select(sel, n, n / 2 + 1);
+	free(sel);
+	for (size_t j = 0; j < n; j++)
+		if (cnt[j] && 2 * (double)cnt[j] >= med)
 			max[k++] = max[j];
 	*interval_ns = ser[0]->interval_ns;
 	*out = max;
@@ -359,7 +352,7 @@ static int by_intervals(struct compare_judgement *j, const struct compare_match 
 		nb = stats_block_max(b, nb, 2);
 		block *= 2;
 	}
-	if ((rc = rank_test(j, a, na, b, nb)) < 0)
+	if ((rc = rank_test(j, a, na, b, nb, c->work)) < 0)
 		goto out;
 	j->ref_ns = median_big(a, na);
 	j->method = COMPARE_BY_INTERVALS;
@@ -504,7 +497,7 @@ static int by_units(struct compare_judgement *j, enum compare_method method, con
 		snprintf(j->note, sizeof(j->note), "fewer than 2 %s with samples %s", what, side);
 		return 0;
 	}
-	if ((rc = rank_test(j, a, na, b, nb)) < 0)
+	if ((rc = rank_test(j, a, na, b, nb, NULL)) < 0)
 		return rc;
 	j->ref_ns = median(a, na);
 	if (na < 4 || nb < 4)

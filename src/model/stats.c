@@ -11,13 +11,16 @@
  *   the na * nb differences D = b_j - a_i, which may be 10^10: they are
  *   never listed.  With both samples sorted, the number of differences
  *   <= d is counted in O(na + nb) (for each b_j, the a_i close enough form
- *   a suffix that only moves forward as b_j grows), and the k-th smallest
- *   is the smallest double d whose count reaches k: a bisection over the
- *   doubles themselves (their bit patterns, mapped to ordered integers),
- *   so at most 64 counts, fewer when the last few differences between
- *   the bounds are listed and sorted instead.  The result is exactly one
- *   of the differences, bit for bit what a brute-force sort would give;
- *   100 000 x 100 000 takes about 0.1 s.
+ *   a suffix that only moves forward as b_j grows).  The k-th smallest is
+ *   selected in rounds (diffs_kth): a random sample of the differences
+ *   still in play gives two bounds just either side of where the k-th
+ *   should be, one counting pass says which stretch holds it, and about
+ *   11 times fewer differences are left; the last few thousand are
+ *   listed and selected among.  The result is exactly one of the
+ *   differences, bit for bit what a brute-force sort would give; the
+ *   random draws (a fixed seed) change only the number of rounds.
+ *   86 400 x 86 400 (a day of 1 s interval maxima) takes about 10 ms
+ *   (docs/BENCHMARKS.md, bench/huge-report.sh).
  * - Interval ranks (Hollander & Wolfe; R's wilcox.test(conf.int = TRUE) in
  *   the exact case): for the true shift t, the number of differences below
  *   t has the null distribution of U, so P(t < D_(k)) = P(U <= k - 1), and
@@ -34,8 +37,10 @@
  * X_(lo) <= x_q <= X_(hi) iff lo <= K <= hi - 1. */
 #include <config.h>
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,11 +51,60 @@
  * whose coverage is exactly 90 % (3 vs 3: 1 - 2/20) should count. */
 #define TAIL_FUZZ 1e-9
 
-static int cmp_double(const void *pa, const void *pb)
+/* Doubles <-> unsigned integers of the same order (finite values; -0
+ * sorts just before +0, which compare equal anyway). */
+static uint64_t double_key(double x)
 {
-	double a = *(const double *)pa, b = *(const double *)pb;
+	uint64_t u;
 
-	return (a > b) - (a < b);
+	memcpy(&u, &x, sizeof(u));
+	return u >> 63 ? ~u : u | (UINT64_C(1) << 63);
+}
+
+static double key_double(uint64_t k)
+{
+	uint64_t u = k >> 63 ? k & ~(UINT64_C(1) << 63) : ~k;
+	double x;
+
+	memcpy(&x, &u, sizeof(x));
+	return x;
+}
+
+/* x[0..n-1] (finite) sorted ascending: an LSD radix sort of the ordered
+ * bit patterns, a byte a pass, skipping the bytes all keys share; tmp has
+ * room for 2 n keys.  qsort() with a comparison function was 40 % of a
+ * 86 400 x 86 400 shift. */
+static void sort_doubles(double *x, size_t n, uint64_t *tmp)
+{
+	static_assert(sizeof(double) == sizeof(uint64_t), "doubles are 64-bit");
+	uint64_t *k = tmp, *t = tmp + n;
+	size_t count[8][256] = { { 0 } };
+
+	if (n < 2)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		k[i] = double_key(x[i]);
+		for (unsigned d = 0; d < 8; d++)
+			count[d][(k[i] >> (8 * d)) & 255]++;
+	}
+	for (unsigned d = 0; d < 8; d++) {
+		size_t *c = count[d], sum = 0;
+
+		if (c[(k[0] >> (8 * d)) & 255] == n)
+			continue;
+		for (unsigned v = 0; v < 256; v++) {
+			size_t here = c[v];
+			c[v] = sum;
+			sum += here;
+		}
+		for (size_t i = 0; i < n; i++)
+			t[c[(k[i] >> (8 * d)) & 255]++] = k[i];
+		uint64_t *swap = k;
+		k = t;
+		t = swap;
+	}
+	for (size_t i = 0; i < n; i++)
+		x[i] = key_double(k[i]);
 }
 
 /* ---- standard normal ---- */
@@ -161,16 +215,33 @@ static double *exact_cdf(size_t m, size_t n)
 
 /* ---- the k-th smallest pairwise difference ---- */
 
+/* Row j holds the differences b_j - a_i, non-increasing in i (rounding is
+ * monotone).  The selection keeps bounds lo < D_(k) <= hi and, per row, the
+ * stretch [top[j], bot[j]) of the differences between them (the
+ * candidates); both ends only move forward as j grows. */
 struct diffs {
 	const double *a, *b; /* sorted ascending */
 	size_t na, nb;
-	double *buf; /* room for DIFFS_FEW(na + nb) differences */
+	uint32_t *top, *bot, *pos1, *pos2; /* nb each; pos*: a count's stretch ends */
+	uint64_t *keys;			   /* 2 DIFFS_SAMPLE: sort_doubles() room */
+	double *buf;			   /* DIFFS_BUF(na + nb) differences */
 };
 
-/* When no more than this many differences are left between the bounds of
- * the bisection, they are listed and sorted: a few passes fewer than
- * bisecting to the last bit, and a sort of a small part of n. */
-#define DIFFS_FEW(n) ((n) / 8 + 64)
+/* A sample of this many candidates picks the next bounds; when no more
+ * than DIFFS_FEW are left they are listed and the k-th is selected among
+ * them (a listing costs about what a round does). */
+#ifndef DIFFS_SAMPLE /* tests/unit/test_stats_tight: a tiny one, to miss often */
+#define DIFFS_SAMPLE 8192
+#endif
+#define DIFFS_FEW(n) ((n) / 8 + 4 * DIFFS_SAMPLE)
+#define DIFFS_BUF(n) DIFFS_FEW(n)
+/* The bounds are the sample's order statistics this many standard
+ * deviations (sqrt of the sample size, roughly) either side of where the
+ * k-th should fall: they miss it about once in 700 rounds, which costs
+ * one round more. */
+#ifndef DIFFS_MARGIN
+#define DIFFS_MARGIN 3.0
+#endif
 
 /* Number of pairs with b_j - a_i <= d, the difference computed exactly as
  * the brute force would (not as a_i >= b_j - d, which rounds
@@ -184,6 +255,24 @@ static uint64_t diffs_count(const struct diffs *s, double d)
 	for (size_t j = 0; j < s->nb; j++) {
 		while (i < s->na && s->b[j] - s->a[i] > d)
 			i++;
+		c += s->na - i;
+	}
+	return c;
+}
+
+/* The same for d within the bounds (lo < d <= hi): each row's suffix starts
+ * within its candidates, so only they are walked, and pos[j] keeps where. */
+static uint64_t diffs_count_within(const struct diffs *s, double d, uint32_t *pos)
+{
+	uint64_t c = 0;
+	size_t i = 0;
+
+	for (size_t j = 0; j < s->nb; j++) {
+		if (i < s->top[j])
+			i = s->top[j];
+		while (i < s->bot[j] && s->b[j] - s->a[i] > d)
+			i++;
+		pos[j] = (uint32_t)i;
 		c += s->na - i;
 	}
 	return c;
@@ -205,67 +294,177 @@ static double diffs_next_above(const struct diffs *s, double d)
 	return best;
 }
 
-/* Doubles <-> unsigned integers of the same order (finite values). */
-static uint64_t double_key(double x)
+/* splitmix64: a fixed seed, so a comparison repeats itself exactly (the
+ * result never depends on it, only the number of rounds). */
+static uint64_t diffs_random(uint64_t *x)
 {
-	uint64_t u;
+	uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));
 
-	memcpy(&u, &x, sizeof(u));
-	return u >> 63 ? ~u : u | (UINT64_C(1) << 63);
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
 }
 
-static double key_double(uint64_t k)
+/* A uniform draw from [0, n). */
+static uint64_t diffs_below(uint64_t *rng, uint64_t n)
 {
-	uint64_t u = k >> 63 ? k & ~(UINT64_C(1) << 63) : ~k;
-	double x;
-
-	memcpy(&x, &u, sizeof(x));
-	return x;
+	return (uint64_t)(((unsigned __int128)diffs_random(rng) * n) >> 64);
 }
 
-/* The k-th smallest difference, 1 <= k <= na nb: the smallest double d with
- * diffs_count(d) >= k.  lo stays below it (count clo < k), hi at or above
- * (chi >= k).  Many equal differences may keep chi - clo large: then the
- * bisection ends on the last bit. */
-static double diffs_kth(const struct diffs *s, uint64_t k)
+/* m of the n candidates into buf, sorted: the candidates taken row by row
+ * are cut into m equal strata and one is drawn from each (every candidate
+ * equally likely, the sample spread over all of them), in one pass over
+ * the rows, without a search. */
+static size_t diffs_sample(const struct diffs *s, uint64_t n, uint64_t *rng)
 {
-	double dmin = s->b[0] - s->a[s->na - 1], dmax = s->b[s->nb - 1] - s->a[0];
-	uint64_t lo = double_key(dmin) - 1, hi = double_key(dmax);
-	uint64_t clo = 0, chi = (uint64_t)s->na * s->nb, few = DIFFS_FEW(s->na + s->nb);
+	size_t m = n < DIFFS_SAMPLE ? (size_t)n : DIFFS_SAMPLE, t = 0;
+	uint64_t c = 0, start = 0, end = n / m; /* the stratum of draw t */
+	uint64_t want = diffs_below(rng, end);
 
-	while (hi - lo > 1 && chi - clo > few) {
-		uint64_t mid = lo + (hi - lo) / 2, c = diffs_count(s, key_double(mid));
+	for (size_t j = 0; j < s->nb && t < m; j++) {
+		uint64_t len = s->bot[j] - s->top[j];
 
-		if (c >= k) {
-			hi = mid;
-			chi = c;
-		} else {
-			lo = mid;
-			clo = c;
+		while (t < m && want < c + len) {
+			s->buf[t++] = s->b[j] - s->a[s->top[j] + (want - c)];
+			start = end;
+			end = (uint64_t)((unsigned __int128)n * (t + 1) / m);
+			want = start + diffs_below(rng, end - start);
 		}
+		c += len;
 	}
-	if (hi - lo <= 1)
-		return key_double(hi) + 0.0; /* + 0.0: no -0 */
+	sort_doubles(s->buf, m, s->keys);
+	return m;
+}
 
-	/* list the differences in (lo, hi]: in each row, the stretch between
-	 * the suffixes that the two counts find */
-	double dlo = key_double(lo), dhi = key_double(hi);
-	size_t ihi = 0, ilo = 0, m = 0;
+static void swap_pos(uint32_t **x, uint32_t **y)
+{
+	uint32_t *t = *x;
+
+	*x = *y;
+	*y = t;
+}
+
+/* Hoare's FIND (Wirth's form), the pivot the median of the ends and the
+ * middle. */
+double stats_select(double *x, size_t n, size_t k)
+{
+	ptrdiff_t l = 0, r = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k - 1;
+
+	while (l < r) {
+		double u = x[l], v = x[l + (r - l) / 2], w = x[r];
+		double p = u < v ? (v < w ? v : u < w ? w : u) : (u < w ? u : v < w ? w : v);
+		ptrdiff_t i = l, j = r;
+
+		do {
+			while (x[i] < p)
+				i++;
+			while (p < x[j])
+				j--;
+			if (i <= j) {
+				double t = x[i];
+				x[i++] = x[j];
+				x[j--] = t;
+			}
+		} while (i <= j);
+		if (j < kk)
+			l = i;
+		if (kk < i)
+			r = j;
+	}
+	return x[kk];
+}
+
+/* The k-th smallest difference, 1 <= k <= na nb, exactly (one of the
+ * differences, bit for bit what a brute-force sort gives).  Each round
+ * draws a sample of the candidates, takes two of its order statistics
+ * around where the k-th should be, counts the differences up to each
+ * (one pass over the candidates) and keeps the stretch that holds the
+ * k-th: about 11 times fewer candidates per round, so 86 400 x 86 400
+ * differences are down to a listing in 4 or 5 rounds (a bisection over
+ * the doubles' bits took 30 to 40 passes).  Many equal differences can
+ * stall a round at hi: then hi is tested for being the k-th itself. */
+static double diffs_kth(struct diffs *s, uint64_t k)
+{
+	uint64_t clo = 0, chi = (uint64_t)s->na * s->nb, rng = 0x5eed;
+	uint64_t few = DIFFS_FEW(s->na + s->nb);
+	double lo = -INFINITY, hi = s->b[s->nb - 1] - s->a[0];
 
 	for (size_t j = 0; j < s->nb; j++) {
-		while (ihi < s->na && s->b[j] - s->a[ihi] > dhi)
-			ihi++;
-		while (ilo < s->na && s->b[j] - s->a[ilo] > dlo)
-			ilo++;
-		for (size_t i = ihi; i < ilo; i++)
-			s->buf[m++] = s->b[j] - s->a[i];
+		s->top[j] = 0;
+		s->bot[j] = s->na;
 	}
-	qsort(s->buf, m, sizeof(*s->buf), cmp_double);
-	return s->buf[k - clo - 1] + 0.0;
+	while (chi - clo > few) {
+		uint64_t n = chi - clo;
+
+		if (nextafter(lo, INFINITY) == hi)
+			return hi + 0.0; /* no other double in (lo, hi] */
+		size_t m = diffs_sample(s, n, &rng);
+		double at = (double)(k - clo) / (double)n * (double)m;
+		double w = DIFFS_MARGIN * sqrt((double)m);
+		/* 1-based ranks in the sample; outside it, no bound there */
+		double r1 = floor(at - w), r2 = ceil(at + w);
+		bool has1 = r1 >= 1, has2 = r2 <= (double)m;
+		double p1 = has1 ? s->buf[(size_t)r1 - 1] : lo,
+		       p2 = has2 ? s->buf[(size_t)r2 - 1] : hi;
+
+		/* One value fills the stretch (ties, as integer nanoseconds
+		 * give): bound it from below as well, so that if it is the
+		 * k-th it is the only candidate left. */
+		if (has1 && has2 && p1 == p2) {
+			p1 = nextafter(p2, -INFINITY);
+			has1 = p1 > lo;
+		}
+		uint64_t c1 = has1 ? diffs_count_within(s, p1, s->pos1) : clo;
+		uint64_t c2 = has2 ? diffs_count_within(s, p2, s->pos2) : chi;
+
+		if (has1 && c1 >= k) {
+			hi = p1;
+			chi = c1;
+			swap_pos(&s->top, &s->pos1);
+		} else if (has2 && c2 < k) {
+			lo = p2;
+			clo = c2;
+			swap_pos(&s->bot, &s->pos2);
+		} else {
+			if (has1) {
+				lo = p1;
+				clo = c1;
+				swap_pos(&s->bot, &s->pos1);
+			}
+			if (has2) {
+				hi = p2;
+				chi = c2;
+				swap_pos(&s->top, &s->pos2);
+			}
+		}
+		if (chi - clo > n / 2) {
+			/* Stalled: most candidates equal hi, or an unlucky
+			 * sample.  Is hi the k-th?  If not, none equal to it is. */
+			double below = nextafter(hi, -INFINITY);
+			uint64_t c;
+
+			if (!(below > lo))
+				return hi + 0.0; /* no other double in (lo, hi] */
+			c = diffs_count_within(s, below, s->pos1);
+			if (c < k)
+				return hi + 0.0; /* + 0.0: no -0 */
+			hi = below;
+			chi = c;
+			swap_pos(&s->top, &s->pos1);
+		}
+	}
+
+	/* list the candidates: in each row, its stretch */
+	size_t m = 0;
+
+	for (size_t j = 0; j < s->nb; j++)
+		for (size_t i = s->top[j]; i < s->bot[j]; i++)
+			s->buf[m++] = s->b[j] - s->a[i];
+	return stats_select(s->buf, m, (size_t)(k - clo)) + 0.0;
 }
 
 /* Median of the differences: the Hodges-Lehmann estimate. */
-static double diffs_median(const struct diffs *s, uint64_t mn)
+static double diffs_median(struct diffs *s, uint64_t mn)
 {
 	uint64_t k = (mn + 1) / 2;
 	double x = diffs_kth(s, k), y;
@@ -304,39 +503,83 @@ static uint64_t mw_u2(const double *a, size_t na, const double *b, size_t nb, do
 	return u2;
 }
 
-static int copy_sorted(const double *x, size_t n, double *out)
+static int copy_sorted(const double *x, size_t n, double *out, uint64_t *tmp)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (!isfinite(x[i]))
 			return -EINVAL;
 		out[i] = x[i];
 	}
-	qsort(out, n, sizeof(*out), cmp_double);
+	sort_doubles(out, n, tmp);
 	return 0;
+}
+
+/* The workspace for na x nb: the sorted samples and the listing (doubles),
+ * the radix sort's keys, the four position arrays; NULL: out of memory. */
+static void *work_room(struct stats_work *w, size_t na, size_t nb)
+{
+	size_t nkeys = na > nb ? na : nb;
+
+	if (nkeys < DIFFS_SAMPLE)
+		nkeys = DIFFS_SAMPLE;
+	size_t need = (na + nb + DIFFS_BUF(na + nb)) * sizeof(double) +
+		      2 * nkeys * sizeof(uint64_t) + 4 * nb * sizeof(uint32_t);
+	if (w->size < need) {
+		free(w->mem);
+		w->size = 0;
+		if (!(w->mem = malloc(need)))
+			return NULL;
+		w->size = need;
+	}
+	return w->mem;
+}
+
+void stats_work_free(struct stats_work *w)
+{
+	free(w->mem);
+	w->mem = NULL;
+	w->size = 0;
 }
 
 int stats_shift(const double *a, size_t na, const double *b, size_t nb, double conf,
 		struct stats_shift *out)
 {
+	struct stats_work w = { 0 };
+	int rc = stats_shift_in(&w, a, na, b, nb, conf, out);
+
+	stats_work_free(&w);
+	return rc;
+}
+
+int stats_shift_in(struct stats_work *w, const double *a, size_t na, const double *b, size_t nb,
+		   double conf, struct stats_shift *out)
+{
 	uint64_t mn, u2, k = 0;
 	double *sa, *sb, ties, alpha = 1 - conf;
+	size_t nkeys = na > nb ? na : nb;
+	uint64_t *keys;
+	uint32_t *pos;
 	int err;
 
-	if (!a || !b || !out || na == 0 || nb == 0 || !(conf > 0 && conf < 1))
+	if (!w || !a || !b || !out || na == 0 || nb == 0 || na > UINT32_MAX || nb > UINT32_MAX ||
+	    !(conf > 0 && conf < 1))
 		return -EINVAL;
 	if (__builtin_mul_overflow((uint64_t)na, (uint64_t)nb, &mn))
 		return -EINVAL;
-	sa = malloc((na + nb + DIFFS_FEW(na + nb)) * sizeof(*sa));
-	if (!sa)
+	if (!(sa = work_room(w, na, nb)))
 		return -ENOMEM;
+	if (nkeys < DIFFS_SAMPLE)
+		nkeys = DIFFS_SAMPLE;
 	sb = sa + na;
-	err = copy_sorted(a, na, sa);
+	keys = (uint64_t *)(sb + nb + DIFFS_BUF(na + nb));
+	pos = (uint32_t *)(keys + 2 * nkeys);
+	err = copy_sorted(a, na, sa, keys);
 	if (!err)
-		err = copy_sorted(b, nb, sb);
+		err = copy_sorted(b, nb, sb, keys);
 	if (!err && (!isfinite(sb[nb - 1] - sa[0]) || !isfinite(sb[0] - sa[na - 1])))
 		err = -EINVAL;
 	if (err)
-		goto out;
+		return err;
 
 	memset(out, 0, sizeof(*out));
 	out->na = na;
@@ -349,10 +592,8 @@ int stats_shift(const double *a, size_t na, const double *b, size_t nb, double c
 		double *cdf = exact_cdf(na, nb);
 		uint64_t u = u2 / 2, tail = u <= mn - u ? u : mn - u;
 
-		if (!cdf) {
-			err = -ENOMEM;
-			goto out;
-		}
+		if (!cdf)
+			return -ENOMEM;
 		/* two-sided: twice the smaller tail; P(U >= u) = P(U <= mn - u) */
 		out->p = fmin(1, 2 * cdf[tail]);
 		while (k <= mn / 2 && cdf[k] <= alpha / 2 * (1 + TAIL_FUZZ))
@@ -377,7 +618,16 @@ int stats_shift(const double *a, size_t na, const double *b, size_t nb, double c
 		}
 	}
 
-	struct diffs s = { sa, sb, na, nb, sb + nb };
+	struct diffs s = { .a = sa,
+			   .b = sb,
+			   .na = na,
+			   .nb = nb,
+			   .top = pos,
+			   .bot = pos + nb,
+			   .pos1 = pos + 2 * nb,
+			   .pos2 = pos + 3 * nb,
+			   .keys = keys,
+			   .buf = sb + nb };
 
 	out->shift = diffs_median(&s, mn);
 	out->ci = k >= 1;
@@ -396,9 +646,7 @@ int stats_shift(const double *a, size_t na, const double *b, size_t nb, double c
 	} else {
 		out->lo = out->hi = out->shift;
 	}
-out:
-	free(sa);
-	return err;
+	return 0;
 }
 
 /* ---- autocorrelation and blocks ---- */

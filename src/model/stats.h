@@ -41,11 +41,31 @@ struct stats_shift {
 
 /* a, b: the values (need not be sorted; not modified: the function sorts a
  * copy).  conf e.g. 0.95.  Every field of out is finite on success.
- * Returns 0, -EINVAL if na or nb is 0, a or b or out is NULL, a value is
+ * Returns 0, -EINVAL if na or nb is 0 or above UINT32_MAX, a or b or out is NULL, a value is
  * not finite (or the range of the differences is not), or conf is not in
  * (0, 1); -ENOMEM. */
 int stats_shift(const double *a, size_t na, const double *b, size_t nb, double conf,
 		struct stats_shift *out) __attribute__((warn_unused_result));
+
+/* Room stats_shift_in() keeps from one call to the next: a comparison
+ * tests every CPU, and fresh megabytes each time cost more in page faults
+ * than the selection itself.  Zero-initialise; stats_work_free() at the
+ * end. */
+struct stats_work {
+	void *mem;
+	size_t size;
+};
+
+/* stats_shift() in w's room (grown as needed); na and nb at most
+ * UINT32_MAX (else -EINVAL). */
+int stats_shift_in(struct stats_work *w, const double *a, size_t na, const double *b, size_t nb,
+		   double conf, struct stats_shift *out) __attribute__((warn_unused_result));
+void stats_work_free(struct stats_work *w);
+
+/* The k-th smallest of x[0..n-1] (1 <= k <= n, no NaN), in O(n) on
+ * average.  Reorders x: it is left at x[k - 1], none larger before it,
+ * none smaller after it. */
+double stats_select(double *x, size_t n, size_t k);
 
 /* Lag-1 autocorrelation of x (n >= 3; else 0; 0 for a constant series). */
 double stats_autocorr1(const double *x, size_t n);

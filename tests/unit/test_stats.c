@@ -370,7 +370,7 @@ static void shift_selection_brute(void)
 	struct stats_shift s;
 	int good = 1;
 
-	/* non-integer values: every bisection runs to the last bit */
+	/* non-integer values: no ties to end a selection early */
 	tap_rnd_seed(300);
 	for (int i = 0; i < NA; i++)
 		a[i] = expo(1000) + 10000;
@@ -401,6 +401,97 @@ static void shift_selection_brute(void)
 	}
 	ok(good, "200 random tied samples up to 60 x 60: HL equals the brute-force median, the "
 		 "interval ends are differences");
+}
+
+/* Past the selection's listing threshold: its sampling rounds, the ties
+ * that stall them (integer ns), a sample of one value.  Exact against the
+ * brute force: the shift is the median of the differences, the interval
+ * ends are D_(k) and D_(mn + 1 - k) for one k (the normal k when nothing
+ * ties). */
+static void shift_selection_rounds(void)
+{
+	enum { NA = 1500, NB = 1300 };
+	static double a[NA], b[NB];
+	static const char *what[] = { "doubles", "integer ns", "few values", "one value in a" };
+	static const double confs[] = { 0.5, 0.9, 0.95, 0.999999 };
+	size_t mn = (size_t)NA * NB;
+	char bad[160] = "";
+
+	for (int c = 0; c < 4 && !bad[0]; c++) {
+		tap_rnd_seed(1500 + c);
+		for (int i = 0; i < NA; i++)
+			a[i] = c == 0	? expo(1000) + 10000
+			       : c == 1 ? 20000 + floor(expo(300))
+			       : c == 2 ? floor(expo(2)) * 1000
+					: 5000;
+		for (int j = 0; j < NB; j++)
+			b[j] = c == 0	? expo(1200) + 10020
+			       : c == 1 ? 20040 + floor(expo(300))
+			       : c == 2 ? floor(expo(2)) * 1000
+					: 5000 + j % 3;
+		double *d = brute_diffs(a, NA, b, NB);
+		for (size_t q = 0; q < sizeof(confs) / sizeof(confs[0]) && !bad[0]; q++) {
+			struct stats_shift s;
+			size_t k = 0;
+			int r = stats_shift(a, NA, b, NB, confs[q], &s);
+
+			/* the k whose D_(k), D_(mn + 1 - k) are the ends */
+			if (r == 0 && s.ci)
+				for (size_t i = 0; i < mn && !k; i++)
+					if (d[i] == s.lo && d[mn - 1 - i] == s.hi)
+						k = i + 1;
+			if (r != 0 || s.shift != brute_median(d, mn) || !s.ci || !k ||
+			    (c == 0 && k != normal_k(NA, NB, confs[q])))
+				snprintf(bad, sizeof(bad),
+					 "%s at %g: HL %g (brute %g), [%g, %g], k %zu", what[c],
+					 confs[q], s.shift, brute_median(d, mn), s.lo, s.hi, k);
+		}
+		free(d);
+	}
+	ok(!bad[0],
+	   "1500 x 1300 (doubles, integer ns, few values, one value): HL and interval ends "
+	   "equal the brute force exactly%s%s",
+	   bad[0] ? ": " : "", bad);
+}
+
+/* stats_select against a sort: every k of small arrays with ties, a few of
+ * a large one, and the partition it leaves. */
+static void select_vs_sort(void)
+{
+	enum { BIG = 100001 };
+	double *x = malloc(BIG * sizeof(*x)), *y = malloc(BIG * sizeof(*y));
+	int good = 1;
+
+	tap_rnd_seed(7);
+	for (int rep = 0; rep < 300 && good; rep++) {
+		size_t n = 1 + tap_rnd() % 40;
+		for (size_t i = 0; i < n; i++)
+			y[i] = rep % 2 ? floor(expo(3)) : gauss();
+		qsort(y, n, sizeof(*y), cmp_double);
+		for (size_t k = 1; k <= n && good; k++) {
+			for (size_t i = 0; i < n; i++)
+				x[i] =
+				    y[(i * 7 + rep) % n]; /* a shuffle when 7 and n are coprime */
+			if (n % 7 == 0)
+				for (size_t i = 0; i < n; i++)
+					x[i] = y[n - 1 - i];
+			good = stats_select(x, n, k) == y[k - 1];
+		}
+	}
+	for (size_t i = 0; i < BIG; i++)
+		x[i] = y[i] = floor(expo(50));
+	qsort(y, BIG, sizeof(*y), cmp_double);
+	const size_t ks[] = { 1, 2, BIG / 2, BIG / 2 + 1, BIG - 1, BIG };
+	for (size_t t = 0; t < sizeof(ks) / sizeof(ks[0]) && good; t++) {
+		double v = stats_select(x, BIG, ks[t]);
+		good = v == y[ks[t] - 1] && x[ks[t] - 1] == v;
+		for (size_t i = 0; i < BIG && good; i++)
+			good = i < ks[t] - 1 ? x[i] <= v : x[i] >= v;
+	}
+	ok(good, "stats_select gives the k-th of a sort (300 small arrays, every k; 100 001 "
+		 "values with ties) and leaves none larger before it, none smaller after");
+	free(x);
+	free(y);
 }
 
 static void shift_recovery(void)
@@ -472,7 +563,7 @@ static void shift_large(void)
 	double t0 = now();
 	int r = stats_shift(a, N, b, N, 0.95, &s);
 	double dt1 = now() - t0;
-	for (int i = 0; i < N; i++) { /* non-integer: the longest bisections */
+	for (int i = 0; i < N; i++) { /* non-integer: no ties */
 		a[i] += unif();
 		b[i] += unif();
 	}
@@ -655,7 +746,7 @@ static void block_max(void)
 
 int main(void)
 {
-	tap_plan(42);
+	tap_plan(44);
 	norm_known_values();
 	norm_round_trip();
 	shift_4v4_separated();
@@ -668,6 +759,8 @@ int main(void)
 	shift_identical();
 	shift_invalid();
 	shift_selection_brute();
+	shift_selection_rounds();
+	select_vs_sort();
 	shift_recovery();
 	coverage(30, 0, 1030);
 	coverage(80, 0, 1080);
