@@ -8,15 +8,12 @@
 #   other), and how much the peak grows with the run's length.
 #
 #   Peak RSS is the child's ru_maxrss as reported by `/usr/bin/time -f %M`
-#   (Debian package time): the kernel keeps the high-water mark of the
-#   process's RSS and hands it over when the process is reaped, so it is
-#   exact and includes the very end of the run, when rtsoak builds, analyses
-#   and writes its report.  The script also samples /proc/PID/status
-#   (VmHWM, VmRSS) every $SAMPLE s while the run lasts and keeps a breakdown
-#   of /proc/PID/smaps at mid-run; without /usr/bin/time the last VmHWM
-#   sample is used as the peak instead, which can miss what the final report
-#   adds (a process's /proc entry is gone once it exits), so it is then a
-#   lower bound and the output says so.
+#   (Debian package time; without it, by os.wait4 in python3): the kernel
+#   keeps the high-water mark of the process's RSS and hands it over when
+#   the process is reaped, so it is exact and includes the very end of the
+#   run, when rtsoak builds, analyses and writes its report.  The script
+#   also samples /proc/PID/status (VmHWM, VmRSS) every $SAMPLE s while the
+#   run lasts and keeps a breakdown of /proc/PID/smaps at mid-run.
 #
 #   rtsoak mlockall()s (MCL_CURRENT | MCL_FUTURE): every page it maps is made
 #   resident at once, so RSS counts everything rtsoak has allocated, touched
@@ -65,8 +62,14 @@
 #   Environment: RTSOAK (binary; default ./rtsoak, then $(dirname $0)/../rtsoak),
 #   DURATIONS (seconds, space-separated, ascending; default "60 600"; e.g.
 #   DURATIONS="10 30" for a quick check), INTERVAL (50us), PROBES (default:
-#   rtsoak's, timer,net), LIMIT_MIB (32), SAMPLE (0.5: /proc sampling period
-#   in s).
+#   rtsoak's, timer,net), SERIES_INTERVAL (default: rtsoak's, 1 s; 1ms
+#   makes a day's 86 400 intervals per series in 86.4 s), LIMIT_MIB (32),
+#   SAMPLE (0.5: /proc sampling period in s), VCPUS (unset: this machine;
+#   N: inside the PREEMPT_RT test guest of tests/vm with N vCPUs, qemu TCG,
+#   as `make check-vm` builds it; issue 20's real 8-vCPU run is VCPUS=8
+#   DURATIONS="9 90" SERIES_INTERVAL=1ms INTERVAL=1ms).
+#   Without /usr/bin/time (the guest has none) the peak is the child's
+#   ru_maxrss from os.wait4 in python3: the same figure.
 #   Exit status: 0 whatever the figures; 2 no binary, not root or a missing
 #   tool; 1 a run failed.  Takes the sum of DURATIONS plus a few seconds
 #   (11 min at the defaults).
@@ -77,12 +80,39 @@ INTERVAL=${INTERVAL:-50us}
 PROBES=${PROBES:-}
 LIMIT_MIB=${LIMIT_MIB:-32}
 SAMPLE=${SAMPLE:-0.5}
+SERIES_INTERVAL=${SERIES_INTERVAL:-}
 TIME=/usr/bin/time
 PY=/usr/bin/python3
 
 ME=memory.sh
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
+
+# VCPUS: this script again, in the guest (as bench/vm-compare.sh does).
+if [[ -n ${VCPUS:-} && -z ${INSIDE:-} ]]; then
+	[[ $VCPUS =~ ^[1-9][0-9]*$ ]] || missing "VCPUS must be a number of vCPUs (got '$VCPUS')"
+	find_rtsoak
+	((EUID == 0)) || missing "run as root: qemu, and rtsoak in the guest"
+	command -v qemu-system-x86_64 >/dev/null || missing "qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)"
+	top=$(cd "$(dirname "$0")/.." && pwd)
+	build=$(cd "$(dirname "$RTSOAK")" && pwd)
+	guest=$(bash "$top/tests/vm/guest_build.sh" "$build/vm-cache") || die "no guest (tests/vm/guest_build.sh)"
+	job=$(mktemp -d /tmp/memory-vm.XXXXXX) || die "mktemp"
+	trap 'rm -rf "$job"' EXIT
+	{ cp "$RTSOAK" "$job/rtsoak" && mkdir "$job/bench" && cp "$top"/bench/*.sh "$job/bench/"; } || die "cp"
+	total=0
+	for d in $DURATIONS; do total=$((total + d)); done
+	cat >"$job/job.sh" <<JOB
+#!/bin/bash
+INSIDE=1 RTSOAK=/job/rtsoak DURATIONS="$DURATIONS" INTERVAL=$INTERVAL PROBES="$PROBES" \
+	SERIES_INTERVAL="$SERIES_INTERVAL" LIMIT_MIB=$LIMIT_MIB SAMPLE=$SAMPLE bash /job/bench/memory.sh
+JOB
+	chmod +x "$job/job.sh"
+	bash "$top/tests/vm/guest_run.sh" "$guest" "$job" "$VCPUS" $((total * 3 + 300))
+	rc=$?
+	cat "$job/console.log"
+	exit $rc
+fi
 
 read -r -a DUR <<<"$DURATIONS"
 ((${#DUR[@]} > 0)) || missing "DURATIONS is empty"
@@ -97,6 +127,21 @@ done
 [[ $INTERVAL =~ ^[0-9]+(ns|us|ms|s)?$ ]] || missing "INTERVAL must be like 50us (got '$INTERVAL')"
 
 # --- tools -----------------------------------------------------------------
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/rtsoak-memory.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+# "time -f %M -o FILE CMD...", for when the time package is missing.
+cat >"$TMP/time" <<'PYTIME'
+#!/usr/bin/python3
+import os, sys
+out, cmd = sys.argv[4], sys.argv[5:]
+pid = os.fork()
+if pid == 0:
+    os.execvp(cmd[0], cmd)
+_, status, ru = os.wait4(pid, 0)
+open(out, "w").write("%d\n" % ru.ru_maxrss)
+sys.exit(os.waitstatus_to_exitcode(status))
+PYTIME
+chmod +x "$TMP/time"
 find_rtsoak
 ((EUID == 0)) || missing "run as root: rtsoak needs SCHED_FIFO and mlockall"
 [[ -x $PY ]] || missing "$PY not found; install it with: apt-get install python3"
@@ -104,18 +149,16 @@ command -v ps >/dev/null 2>&1 || missing "ps not found; install it with: apt-get
 if [[ -x $TIME ]]; then
 	how="ru_maxrss from $TIME -f %M (exact)"
 else
-	TIME=
-	how="last VmHWM sampled every ${SAMPLE}s: a LOWER BOUND (install the exact one with: apt-get install time)"
+	TIME=$TMP/time # the same figure: the child's ru_maxrss, from wait4
+	how="ru_maxrss from os.wait4 in python3 (exact)"
 fi
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/rtsoak-memory.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
 
 rt_version=$("$RTSOAK" --version 2>/dev/null | head -n1) || true
 total=0
 for d in "${DUR[@]}"; do total=$((total + d)); done
 echo "# memory.sh: ${rt_version:-rtsoak} ($RTSOAK), kernel $(uname -r), $(nproc) online CPUs"
-echo "# rtsoak run --interval $INTERVAL --duration Ds -q${PROBES:+ --probes $PROBES} -o FILE   for D in $DURATIONS (~${total} s)"
+echo "# rtsoak run --interval $INTERVAL --duration Ds -q${PROBES:+ --probes $PROBES}${SERIES_INTERVAL:+ --series-interval $SERIES_INTERVAL} -o FILE   for D in $DURATIONS (~${total} s)"
 echo "# peak RSS: $how; rtsoak mlockall()s, so RSS = everything it has mapped writable"
 echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -138,6 +181,7 @@ for d in "${DUR[@]}"; do
 	out="$TMP/m$d.json"
 	args=(run --interval "$INTERVAL" --duration "${d}s" -q -o "$out")
 	[[ -z $PROBES ]] || args+=(--probes "$PROBES")
+	[[ -z $SERIES_INTERVAL ]] || args+=(--series-interval "$SERIES_INTERVAL")
 	if [[ -n $TIME ]]; then
 		"$TIME" -f %M -o "$TMP/time-$d" "$RTSOAK" "${args[@]}" >"$TMP/out-$d" 2>&1 &
 		tpid=$!

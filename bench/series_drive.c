@@ -18,14 +18,21 @@
  * drains after each), then series_flush().  Memory is locked the way rtsoak
  * locks it (rt_lock_memory: mlockall, so everything allocated is resident).
  *
- * What it leaves out: the threads themselves (stacks, glibc's per-thread
- * arenas), the net probe's sockets and sender, the report built at each
- * checkpoint and at the end, the loads, the trace recorder.
+ * Each thread's allocations are made by a real thread, created as rtsoak
+ * creates a probe thread (rt_thread_create with the probes' stack size,
+ * pinned, here to its CPU folded onto the online ones, SCHED_OTHER), which
+ * then waits until the end: so the locked stacks and malloc's behaviour
+ * with many threads (rt_lock_memory's single arena) are in the figure.
+ *
+ * What it leaves out: the net probe's sockets and sender, the report
+ * built at each checkpoint and at the end, the loads, the trace recorder.
  *
  * Output: one `key value` line per figure, for the script to read. */
 #include <config.h>
 
 #include <getopt.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "probe.h"
 #include "recorder.h"
 #include "rt.h"
 #include "series.h"
@@ -47,6 +55,12 @@ struct series_drive_thread {
 	struct recorder *rec[SERIES_DRIVE_RESULTS][RECORDER_MAX_PHASES];
 	struct series_feed *feed;
 	struct series s;
+	/* the thread that allocated the above, and what it needs */
+	pthread_t tid;
+	int setup_rc;
+	const struct series_drive_opts *o;
+	const unsigned *phase;
+	long online;
 };
 
 struct series_drive_opts {
@@ -208,6 +222,29 @@ static int series_drive_setup(struct series_drive_thread *t, int cpu, unsigned n
 	return 0;
 }
 
+/* The threads wait here until the end, their stacks mapped. */
+static pthread_mutex_t series_drive_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t series_drive_cond = PTHREAD_COND_INITIALIZER;
+static unsigned series_drive_ready;
+static bool series_drive_done;
+
+/* A probe thread's start (session.c's probe_main): its stack touched, its
+ * allocations made from the thread. */
+static void *series_drive_thread_main(void *arg)
+{
+	struct series_drive_thread *t = arg;
+
+	rt_prefault_stack(PROBE_STACK_PREFAULT);
+	t->setup_rc = series_drive_setup(t, t->cpu, t->nrec, t->o, t->phase, t->online);
+	pthread_mutex_lock(&series_drive_lock);
+	series_drive_ready++;
+	pthread_cond_broadcast(&series_drive_cond);
+	while (!series_drive_done)
+		pthread_cond_wait(&series_drive_cond, &series_drive_lock);
+	pthread_mutex_unlock(&series_drive_lock);
+	return NULL;
+}
+
 /* One interval's samples of one thread, the way probe_record() takes them:
  * the series first (result 0), then each result's recorder.  Latencies
  * wander a little around latency_ns (a xorshift, deterministic); one
@@ -257,12 +294,29 @@ int main(int argc, char **argv)
 	long rss0 = series_drive_status_kib("VmRSS");
 	/* Threads in rtsoak's order: every CPU's timer, then every CPU's net. */
 	for (unsigned i = 0; i < nthreads; i++) {
-		int cpu = (int)(i % o.cpus);
-		if (series_drive_setup(&th[i], cpu, i < o.cpus ? 1 : 3, &o, &phase, online) < 0) {
-			fprintf(stderr, "series_drive: out of memory setting up thread %u\n", i);
+		th[i].cpu = (int)(i % o.cpus);
+		th[i].nrec = i < o.cpus ? 1 : 3;
+		th[i].o = &o;
+		th[i].phase = &phase;
+		th[i].online = online;
+		int cpu = online > 0 ? th[i].cpu % (int)online : 0;
+		int trc = rt_thread_create(&th[i].tid, cpu, 0, PROBE_STACK_SIZE,
+					   series_drive_thread_main, &th[i]);
+		if (trc) {
+			fprintf(stderr, "series_drive: cannot create thread %u: %s\n", i,
+				strerror(trc));
 			return 1;
 		}
 	}
+	pthread_mutex_lock(&series_drive_lock);
+	while (series_drive_ready < nthreads)
+		pthread_cond_wait(&series_drive_cond, &series_drive_lock);
+	pthread_mutex_unlock(&series_drive_lock);
+	for (unsigned i = 0; i < nthreads; i++)
+		if (th[i].setup_rc < 0) {
+			fprintf(stderr, "series_drive: out of memory setting up thread %u\n", i);
+			return 1;
+		}
 	if (o.lock && rc == 2)
 		(void)rt_lock_memory_again();
 	long rss_setup = series_drive_status_kib("VmRSS");
@@ -332,6 +386,12 @@ int main(int argc, char **argv)
 	       (double)(hwm - rss_setup) * 1024.0 / (double)o.intervals);
 	printf("bytes_per_series_interval %.2f\n",
 	       (double)(hwm - rss_setup) * 1024.0 / ((double)o.intervals * nthreads));
+	pthread_mutex_lock(&series_drive_lock);
+	series_drive_done = true;
+	pthread_cond_broadcast(&series_drive_cond);
+	pthread_mutex_unlock(&series_drive_lock);
+	for (unsigned i = 0; i < nthreads; i++)
+		pthread_join(th[i].tid, NULL);
 	for (unsigned i = 0; i < nthreads; i++) {
 		for (unsigned k = 0; k < th[i].nrec; k++)
 			for (unsigned p = 0; p < o.phases; p++)

@@ -38,8 +38,6 @@
 /* Signal used to kick probe threads out of clock_nanosleep at the end of a
  * run, so that a long --interval does not delay the report. */
 #define SESSION_KICK_SIGNAL SIGUSR2
-#define PROBE_STACK_SIZE (256 * 1024)
-#define PROBE_STACK_PREFAULT (64 * 1024)
 /* --prom rewrites the textfile this often: node_exporter reads it at each
  * scrape, and a second is finer than any scrape interval. */
 #define PROM_EVERY_NS (1 * NSEC_PER_SEC)

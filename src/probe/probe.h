@@ -26,6 +26,22 @@
 /* idle + one phase per load in `--schedule rotate` (recorder.h) */
 #define PROBE_MAX_PHASES RECORDER_MAX_PHASES
 
+/* A probe thread's stack (session.c; bench/series_drive.c's threads
+ * too): mlockall makes all of it resident, so 256 KiB
+ * each was 128 MiB of a 256-CPU timer+net run (issue 20).  Measured by
+ * scanning the stacks after runs of the timer, net and icmp probes: 7.8
+ * to 8.7 KiB used, glibc's thread descriptor and TLS at the top and the
+ * kick signal's frame included; 64 KiB leaves 7 times that.  ASan's
+ * redzones make every frame several times bigger. */
+#ifdef __SANITIZE_ADDRESS__
+#define PROBE_STACK_SIZE (256 * 1024)
+#else
+#define PROBE_STACK_SIZE (64 * 1024)
+#endif
+/* touched at the thread's start (rt_prefault_stack): below the guard page
+ * whatever the frames above it */
+#define PROBE_STACK_PREFAULT (32 * 1024)
+
 struct probe_thread;
 struct probe_family;
 

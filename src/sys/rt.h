@@ -16,7 +16,8 @@
  * the calling thread and restores SCHED_OTHER.  0 or -errno + message. */
 int rt_check_fifo(int priority, char *err, size_t errlen);
 
-/* mlockall(MCL_CURRENT | MCL_FUTURE).  0 or -errno + message.  Skipped
+/* mlockall(MCL_CURRENT | MCL_FUTURE), after limiting malloc to one arena
+ * (each thread's own would be resident).  0 or -errno + message.  Skipped
  * (returns 1) in AddressSanitizer builds, whose terabytes of shadow memory
  * cannot be locked.  Returns 2 with a message when RLIMIT_MEMLOCK is finite
  * and CAP_IPC_LOCK missing: then only MCL_CURRENT, and the caller locks
