@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# bench/series-memory.sh: the live memory of a 256-CPU x 24 h run's recorders
-# and time series, without the machine.
+# bench/series-memory.sh: the live memory of a 256-CPU x 24 h run's recorders,
+# time series and probe threads, without the machine.
 #
 # What it measures
 #   Peak resident memory of bench/series_drive (built by `make bench-tools`),
@@ -14,8 +14,8 @@
 #   24 h at rtsoak's default 1 s series interval) through the calls
 #   probe_record() makes (series_note, recorder_add), time advanced
 #   synthetically, draining every series after each interval as the
-#   housekeeping tick does, and flushes them at the end.  No threads and no
-#   real sleeping: it takes seconds.  Issue 20's goal: a 256-CPU x 24 h run
+#   housekeeping tick does, and flushes them at the end.  No real sleeping:
+#   it takes seconds.  Issue 20's goal: a 256-CPU x 24 h run
 #   (timer + net) within 256 MiB RSS.
 #
 #   Peak RSS is ru_maxrss from `/usr/bin/time -f %M` (exact; the driver's
@@ -28,12 +28,14 @@
 #
 #   What is represented: the recorders (dense histogram, top-K), the series
 #   feeds (interval and spike rings), the interval stores (series_store.h:
-#   ~3 B an interval in blocks of up to 4 KiB) and the spike logs.  What is not: the
-#   probe threads (2 x CPUS stacks of 256 KiB, locked by mlockall, and
-#   glibc's per-thread arenas), the net probe's sockets and sender thread,
-#   the report rtsoak builds at each checkpoint and at the end, the loads
-#   and the trace recorder.  So the driver's peak is a lower bound of the
-#   run's: a MISS here is a MISS of the run; a PASS is not yet one.
+#   ~3 B an interval in blocks of up to 4 KiB), the spike logs, and the
+#   probe threads: each thread's set-up runs on a real thread created as
+#   rtsoak creates one (the probes' 64 KiB stack, locked; malloc's single
+#   arena), which then waits.  What is not: the net probe's sockets and
+#   sender thread, the report rtsoak builds at each checkpoint and at the
+#   end, the loads and the trace recorder.  So the driver's peak is a lower
+#   bound of the run's: a MISS here is a MISS of the run; a PASS is not yet
+#   one (bench/memory.sh with VCPUS=8 measures a real run in the guest).
 #
 # How to read the output
 #   One line per spike setting: peak RSS, RSS after set-up, growth, bytes

@@ -15,11 +15,12 @@
  *   selected in rounds (diffs_kth): a random sample of the differences
  *   still in play gives two bounds just either side of where the k-th
  *   should be, one counting pass says which stretch holds it, and about
- *   11 times fewer differences are left; the last few thousand are
- *   listed and selected among.  The result is exactly one of the
+ *   30 times fewer differences are left; the last few tens of thousands
+ *   are listed and selected among.  The result is exactly one of the
  *   differences, bit for bit what a brute-force sort would give; the
  *   random draws (a fixed seed) change only the number of rounds.
- *   86 400 x 86 400 (a day of 1 s interval maxima) takes about 10 ms
+ *   86 400 x 86 400 (a day of 1 s interval maxima) takes about 15 ms
+ *   here, against 95 ms for a bisection over the doubles' bit patterns
  *   (docs/BENCHMARKS.md, bench/huge-report.sh).
  * - Interval ranks (Hollander & Wolfe; R's wilcox.test(conf.int = TRUE) in
  *   the exact case): for the true shift t, the number of differences below
@@ -379,9 +380,9 @@ double stats_select(double *x, size_t n, size_t k)
  * draws a sample of the candidates, takes two of its order statistics
  * around where the k-th should be, counts the differences up to each
  * (one pass over the candidates) and keeps the stretch that holds the
- * k-th: about 11 times fewer candidates per round, so 86 400 x 86 400
- * differences are down to a listing in 4 or 5 rounds (a bisection over
- * the doubles' bits took 30 to 40 passes).  Many equal differences can
+ * k-th: about 30 times fewer candidates per round, so 86 400 x 86 400
+ * differences are down to a listing in 3 rounds, or to one tied value
+ * in 4 (a bisection over the doubles' bits took 30 to 40 passes).  Many equal differences can
  * stall a round at hi: then hi is tested for being the k-th itself. */
 static double diffs_kth(struct diffs *s, uint64_t k)
 {

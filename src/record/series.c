@@ -28,15 +28,20 @@ struct series_feed *series_feed_alloc(int cpu, uint64_t base_ns, uint64_t thresh
 				      struct recorder *const *rec, unsigned nphases,
 				      const unsigned *phase)
 {
+	uint64_t len = SERIES_RING_MIN;
 	bool on_numa;
 	struct series_feed *f;
 
 	if (!base_ns)
 		return NULL;
-	f = rt_alloc_local(sizeof(*f), cpu, &on_numa);
+	while (len < SERIES_RING_MAX && len * base_ns < SERIES_RING_SPAN_NS)
+		len *= 2;
+	size_t size = sizeof(*f) + len * sizeof(f->ring[0]);
+	f = rt_alloc_local(size, cpu, &on_numa);
 	if (!f)
 		return NULL;
-	f->alloc_size = sizeof(*f);
+	f->alloc_size = size;
+	f->ring_len = len;
 	f->on_numa = on_numa;
 	f->base_ns = base_ns;
 	f->boundary = base_ns;
@@ -83,14 +88,14 @@ static void feed_close(struct series_feed *f, uint64_t t)
 	uint64_t head = f->head;
 
 	f->boundary = (next + 1) * f->base_ns;
-	if (head - __atomic_load_n(&f->tail, __ATOMIC_ACQUIRE) >= SERIES_RING) {
-		/* Housekeeping is SERIES_RING intervals behind: keep
+	if (head - __atomic_load_n(&f->tail, __ATOMIC_ACQUIRE) >= f->ring_len) {
+		/* Housekeeping is ring_len intervals behind: keep
 		 * accumulating into the open interval rather than wait. */
 		f->stalls++;
 		return;
 	}
 	feed_totals(f, &count, &missed);
-	struct series_slot *slot = &f->ring[head & (SERIES_RING - 1)];
+	struct series_slot *slot = &f->ring[head & (f->ring_len - 1)];
 	slot->idx = f->idx;
 	feed_open_values(f, count, missed, &slot->v);
 	__atomic_store_n(&f->head, head + 1, __ATOMIC_RELEASE);
@@ -233,7 +238,7 @@ int series_drain(struct series *s)
 	int rc = 0;
 
 	for (; tail < head; tail++) {
-		const struct series_slot *slot = &f->ring[tail & (SERIES_RING - 1)];
+		const struct series_slot *slot = &f->ring[tail & (f->ring_len - 1)];
 		if ((rc = series_put(s, slot->idx, &slot->v)) < 0)
 			break;
 	}

@@ -144,12 +144,12 @@ static void test_spike_overflow(void)
 	rig_free(&g);
 }
 
-/* Housekeeping SERIES_RING intervals behind: the probe never waits, the
- * open interval absorbs the rest, nothing is lost. */
+/* Housekeeping a whole ring of intervals behind: the probe never waits,
+ * the open interval absorbs the rest, nothing is lost. */
 static void test_stall(void)
 {
 	struct rig g;
-	uint64_t max, spikes, missed, total = 3 * SERIES_RING;
+	uint64_t max, spikes, missed, total = 3 * SERIES_RING_MAX;
 
 	rig_init(&g, 1 * MS, 0, 1000000);
 	for (uint64_t i = 0; i < total; i++)
@@ -158,6 +158,38 @@ static void test_stall(void)
 	   (unsigned long long)g.feed->stalls);
 	series_flush(&g.s);
 	ok(sum_count(&g.s, &max, &spikes, &missed) == total, "and no sample is lost");
+	rig_free(&g);
+}
+
+/* The interval ring holds a minute of intervals, 16 to 1024 of them; at
+ * 1 s intervals housekeeping may fall 64 intervals behind before one is
+ * merged into the next, and then nothing is lost either. */
+static void test_ring_len(void)
+{
+	static const struct {
+		uint64_t base_ns, len;
+	} want[] = { { 1 * MS, 1024 },	{ 10 * MS, 1024 },  { 100 * MS, 1024 },
+		     { 1000 * MS, 64 }, { 60000 * MS, 16 }, { 3600000 * MS, 16 } };
+	struct rig g;
+	int good = 1;
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		rig_init(&g, want[i].base_ns, 0, 1000000);
+		good &= g.feed->ring_len == want[i].len;
+		rig_free(&g);
+	}
+	ok(good, "the interval ring holds a minute: 1024 at 1 to 100 ms, 64 at 1 s, 16 from 1 min");
+
+	uint64_t max, spikes, missed;
+	rig_init(&g, 1000 * MS, 0, 1000000);
+	for (uint64_t i = 0; i < 65; i++) /* closes 64 intervals, opens the 65th */
+		sample(&g, 10, i * 1000 * MS);
+	uint64_t before = g.feed->stalls;
+	sample(&g, 10, 65 * 1000 * MS); /* a 65th closed one: no room */
+	ok(before == 0 && g.feed->stalls == 1, "64 closed intervals fill it, the 65th stalls");
+	series_flush(&g.s);
+	ok(sum_count(&g.s, &max, &spikes, &missed) == 66 && g.s.st.n == 65,
+	   "and no sample is lost (%zu intervals)", g.s.st.n);
 	rig_free(&g);
 }
 
@@ -231,11 +263,12 @@ int main(void)
 {
 	struct series s;
 
-	tap_plan(20);
+	tap_plan(23);
 	test_merging();
 	test_gaps();
 	test_spike_overflow();
 	test_stall();
+	test_ring_len();
 	test_late_threshold();
 	test_concurrent();
 	ok(series_init(&s, NULL, 0, 100) == -EINVAL && series_init(&s, NULL, 1, 2) == -EINVAL,
