@@ -4,7 +4,8 @@
  * key, never NaN or Infinity, statistics null when a result has no sample,
  * histograms sparse as [lower_ns, upper_ns, count] with lower inclusive and
  * upper exclusive.  Built with jansson, never with printf, except for the
- * integer columns of the time series (put_series). */
+ * integer columns of the time series (put_series); the results are dumped
+ * by jansson one at a time (put_results). */
 #include <config.h>
 
 #include <errno.h>
@@ -82,6 +83,17 @@ fail:
 	return NULL;
 }
 
+/* The results and the aggregates are written one result at a time
+ * (put_results): on 256 CPUs their jansson tree and its text were about
+ * 100 MB at every summary and at the end (issue 20).  In the head's tree
+ * they are these strings (jansson escapes them as \u0001...); a report in
+ * which one of them appears more than once (a string of the user's exactly
+ * like it) is dumped whole instead. */
+#define MARK_RESULTS "\x01rtsoak-results\x01"
+#define MARK_AGGREGATES "\x01rtsoak-aggregates\x01"
+#define MARK_RESULTS_JSON "\"\\u0001rtsoak-results\\u0001\""
+#define MARK_AGGREGATES_JSON "\"\\u0001rtsoak-aggregates\\u0001\""
+
 static json_t *results_json(const struct report_result *res, size_t n)
 {
 	json_t *a = json_array();
@@ -96,12 +108,55 @@ static json_t *results_json(const struct report_result *res, size_t n)
 	return a;
 }
 
+/* The mark in text if it is there exactly once, else NULL. */
+static char *mark_once(char *text, const char *mark)
+{
+	char *at = strstr(text, mark);
+
+	return at && !strstr(at + 1, mark) ? at : NULL;
+}
+
+/* An array of results at depth 1 of the root, byte for byte as jansson
+ * would print it with `flags` (JSON_INDENT(2) or JSON_COMPACT): each
+ * element dumped alone and, indented, moved two levels in. */
+static int put_results(FILE *f, const struct report_result *res, size_t n, size_t flags)
+{
+	bool indent = !(flags & JSON_COMPACT);
+
+	if (!n) {
+		fputs("[]", f);
+		return 0;
+	}
+	fputc('[', f);
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = result_json(&res[i]);
+		char *text = o ? json_dumps(o, flags) : NULL;
+
+		json_decref(o);
+		if (!text)
+			return -ENOMEM;
+		if (indent)
+			fputs("\n    ", f);
+		for (const char *p = text; *p; p++) {
+			fputc(*p, f);
+			if (*p == '\n' && indent)
+				fputs("    ", f);
+		}
+		free(text);
+		if (i + 1 < n)
+			fputc(',', f);
+	}
+	fputs(indent ? "\n  ]" : "]", f);
+	return 0;
+}
+
 /* Everything but the series. */
-static json_t *head_json(const struct report *r)
+static json_t *head_json(const struct report *r, bool marks)
 {
 	json_t *root = json_object(), *argv = json_array(), *warnings = json_array();
-	json_t *results = results_json(r->results, r->nresults);
-	json_t *aggregates = results_json(r->aggregates, r->naggregates);
+	json_t *results = marks ? json_string(MARK_RESULTS) : results_json(r->results, r->nresults);
+	json_t *aggregates =
+	    marks ? json_string(MARK_AGGREGATES) : results_json(r->aggregates, r->naggregates);
 
 	if (!root || !argv || !warnings || !results || !aggregates) {
 		json_decref(root);
@@ -256,16 +311,42 @@ int json_document_write(json_t *root, const char *path)
 static int put_report(FILE *f, void *arg)
 {
 	const struct report *r = arg;
-	json_t *root = head_json(r);
+	json_t *root = head_json(r, true);
 	/* A checkpoint's summary is for rtsoak to read, and its size is
 	 * budgeted (session_output.c): compact.  The final report is indented. */
-	char *text = root ? json_dumps(root, r->series_log ? JSON_COMPACT : JSON_INDENT(2)) : NULL;
-	size_t len = text ? strlen(text) : 0;
+	size_t flags = r->series_log ? JSON_COMPACT : JSON_INDENT(2);
+	char *head = root ? json_dumps(root, flags) : NULL;
+	char *text = head, *res, *agg;
 	int rc = 0;
 
 	json_decref(root);
-	if (!text)
+	if (!head)
 		return -ENOMEM;
+	res = mark_once(head, MARK_RESULTS_JSON);
+	agg = mark_once(head, MARK_AGGREGATES_JSON);
+	if (!res || !agg || agg < res) {
+		free(head);
+		root = head_json(r, false);
+		text = head = root ? json_dumps(root, flags) : NULL;
+		json_decref(root);
+		if (!head)
+			return -ENOMEM;
+	} else {
+		/* the head up to each mark, and the results in its place */
+		fwrite(text, 1, (size_t)(res - text), f);
+		rc = put_results(f, r->results, r->nresults, flags);
+		text = res + strlen(MARK_RESULTS_JSON);
+		if (!rc) {
+			fwrite(text, 1, (size_t)(agg - text), f);
+			rc = put_results(f, r->aggregates, r->naggregates, flags);
+		}
+		text = agg + strlen(MARK_AGGREGATES_JSON);
+	}
+	size_t len = strlen(text);
+	if (rc) {
+		free(head);
+		return rc;
+	}
 	if (r->nseries && len && text[len - 1] == '}') {
 		/* Up to the closing brace (and the newline before it, indented). */
 		size_t cut = len - 1 - (len > 1 && text[len - 2] == '\n');
@@ -278,7 +359,7 @@ static int put_report(FILE *f, void *arg)
 	} else {
 		fprintf(f, "%s\n", text);
 	}
-	free(text);
+	free(head);
 	return rc;
 }
 
