@@ -84,11 +84,6 @@ int rt_lock_memory(char *err, size_t errlen)
 	struct rlimit rl;
 	int flags = MCL_CURRENT | MCL_FUTURE;
 
-	/* With a finite RLIMIT_MEMLOCK and no CAP_IPC_LOCK, MCL_FUTURE makes
-	 * every allocation past the limit fail -- hours into a run, when a
-	 * checkpoint grows.  Lock what exists now and again once the probes
-	 * have allocated (rt_lock_memory_again); later housekeeping memory
-	 * stays unlocked, which the probes never touch. */
 	/* A thread's first malloc() gives it an arena of its own (glibc allows
 	 * 8 per core), and mlockall makes the arena's 132 KiB top pad resident:
 	 * 66 MiB for the 512 probe threads of a 256-CPU timer+net run (issue
@@ -96,6 +91,11 @@ int rt_lock_memory(char *err, size_t errlen)
 	 * never while they measure, so sharing the main arena costs no
 	 * latency. */
 	(void)mallopt(M_ARENA_MAX, 1);
+	/* With a finite RLIMIT_MEMLOCK and no CAP_IPC_LOCK, MCL_FUTURE makes
+	 * every allocation past the limit fail -- hours into a run, when a
+	 * checkpoint grows.  Lock what exists now and again once the probes
+	 * have allocated (rt_lock_memory_again); later housekeeping memory
+	 * stays unlocked, which the probes never touch. */
 	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && !has_ipc_lock())
 		flags = MCL_CURRENT;
 	if (mlockall(flags) == 0) {
