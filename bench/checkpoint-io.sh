@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/checkpoint-io.sh: how much does a run with many checkpoints write,
 # against its final report's size, and does each checkpoint cost more as
 # the run gets longer?

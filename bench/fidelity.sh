@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/fidelity.sh: does rtsoak measure the same wake-up latency as cyclictest?
 #
 # What it measures

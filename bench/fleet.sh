@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/fleet.sh: time of the fleet view over many reports of long runs.
 #
 # What it measures

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/huge-report.sh: time and peak memory of the readers and views on the
 # report of a 128-CPU x 24 h run.
 #

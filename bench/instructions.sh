@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/instructions.sh: user-space instructions per sample, rtsoak vs cyclictest.
 #
 # What it measures

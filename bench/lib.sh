@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lib.sh: what the bench scripts share.  Sourced after the script sets ME
 # (its name for messages).
 

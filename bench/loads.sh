@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/loads.sh: do the slab and cpu loads do what they claim?
 #
 # What it measures

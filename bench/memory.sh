@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/memory.sh: how much memory does a long rtsoak run take, and does it grow?
 #
 # What it measures

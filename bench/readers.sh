@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/readers.sh: time and peak memory of reading a report with many results.
 #
 # What it measures

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/self-disturbance.sh: does rtsoak's own housekeeping disturb what it measures?
 #
 # What it measures

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/series-memory.sh: the live memory of a 256-CPU x 24 h run's recorders,
 # time series and probe threads, without the machine.
 #

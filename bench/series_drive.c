@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* series_drive: a synthetic driver of the recorder and series code, to
  * measure the live memory of a big, long run without its threads (issue
  * 20: a 256-CPU x 24 h run within 256 MiB RSS).  bench/series-memory.sh

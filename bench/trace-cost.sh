@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/trace-cost.sh: what does `run --trace` cost the measurement, and does
 # the flight recorder keep up?
 #

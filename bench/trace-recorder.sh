@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/trace-recorder.sh: what does one trace_recorder_poll() cost, and how
 # many events per second does the flight recorder keep up with?
 #

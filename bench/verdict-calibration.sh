@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/verdict-calibration.sh: how often do compare and ab cry wolf, and
 # how often do they see a real change?  (issue 15, calibration)
 #

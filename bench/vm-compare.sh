@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/vm-compare.sh: rtsoak, cyclictest and rtla timerlat on the same CPUs,
 # side by side (issue 17).
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # quickstart.sh: from a fresh Debian 12 (root, base system only) to a
 # measurement or a tested build in one command.
 #

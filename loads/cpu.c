@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cpu: busy work on every load CPU, with a duty cycle.
  *
  * One worker per load CPU, pinned.  Each period of about 10 ms (timed on

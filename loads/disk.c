@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* disk: block I/O with fsync, sequential and random, written then read back.
  *
  * Each worker owns one file, <file_prefix>-w<id>.dat in the run's private

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* exec: any external command as a load, e.g. `exec:cmd=stress-ng --cpu 2`
  * or a kernel build (`exec:cmd=make -C /usr/src/linux -j4 >/dev/null`).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* load: option access and helpers shared by every load, and the --loads
  * spec parser.  Options come from each load's table, so parsing, `rtsoak
  * loads` and the report's config echo all read the same data. */

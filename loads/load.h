@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* load: the plug-in interface for load generators.
  *
  * A load is one `struct load_ops` in loads/registry.c's NULL-terminated

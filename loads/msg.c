@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* msg: hackbench-style scheduler load, run until stopped.
  *
  * `groups` groups, each of `tasks` sender and `tasks` receiver processes;

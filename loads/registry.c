@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* registry: the one table of loads.  Adding a load touches its own file,
  * one line here and one line in Makefile.am. */
 #include <string.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* slab: kernel slab allocator churn, tuned to make SLUB take its slow paths.
  *
  * Why it hurts latency: SLUB's fast paths are per-CPU and lock-free, but

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* spike: periodic real-time interference, like a daemon whose housekeeping
  * runs every N seconds at a high priority.
  *

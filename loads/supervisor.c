@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* supervisor: fork, supervise and restart load workers; see supervisor.h.
  *
  * The supervisor is single-threaded and event-driven: it sleeps in ppoll()

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* supervisor: the process that runs the loads' worker processes.
  *
  * rtsoak forks it once, before the probe threads exist, so that starting

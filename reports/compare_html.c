@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* compare_html: `rtsoak compare A B --html OUT`, the comparison as one
  * self-contained page: the verdicts first (did B get better or worse, by
  * how much, how sure, per judged statistic), the --fail-if limits, the two

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* compare_json: the comparison as rtsoak-compare/2 JSON
  * (docs/compare-schema.json), for `rtsoak compare --json` and the report of
  * `rtsoak ab`.  Latencies in nanoseconds as integers; a statistic a side

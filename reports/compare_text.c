@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* compare_text: the comparison on the terminal (compare_print; its
  * rtsoak-compare/2 JSON is compare_json.c).  Latencies in microseconds, as
  * in the run summary; changes in percent of A.

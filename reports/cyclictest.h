@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cyclictest: read cyclictest --json files (rt-tests 2.x) into the report
  * model, so that `rtsoak report` and `rtsoak compare` take them beside
  * rtsoak's own reports.

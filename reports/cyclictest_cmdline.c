@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cyclictest_cmdline: a cyclictest command line (the "cmdline:" of a
  * --json file) read the way cyclictest 2.x's getopt_long reads it.
  *

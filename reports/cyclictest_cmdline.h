@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cyclictest_cmdline: what a cyclictest command line says (internal to the
  * cyclictest importer, cyclictest_read.c).
  *

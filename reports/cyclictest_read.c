@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cyclictest_read: import a cyclictest --json file (rt-tests 2.x) into the
  * report model.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cyclictest_text: the lines cyclictest -q prints when it ends, for `rtsoak
  * cyclictest` (src/app/cyclictest_cli.c), so that scripts which grep or
  * split them ("T: 0 (1234) P:80 I:1000 C:   1000 Min: ...  Max: ...") read an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fleet_html: the fleet view as one self-contained HTML page
  * (`rtsoak report A.json B.json ... --html OUT`).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fleet_json: the fleet view as rtsoak-fleet/1 JSON (docs/fleet-schema.json),
  * for scripts and dashboards: the rows of the terminal view in the same
  * order (worst first), each with its per-CPU cells of the heat map, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fleet_text: the fleet view in the terminal (`rtsoak report A.json B.json ...`):
  * a header, one aligned row per report, worst first (fleet_sort), and a
  * last line with the counts and the worst overall:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* histogram_text: one probe's histogram in cyclictest's -h text layout, so
  * that OSADL-style plotting scripts (rows = lines not starting with '#', the
  * first field the latency in us, one column per CPU; the worst case from the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* html: the report as one self-contained HTML page (`--html OUT`).
  *
  * The page answers, top down: how bad was it, where and when (headline);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* html_checks: the tuning checks of the HTML report page (the report's `checks`, written at the
  * start of the run by src/sys/check.c), as a table near the top: what is wrong with the machine
  * is read before the plots it may explain.

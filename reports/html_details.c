@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* html_details: the folded-away end of the HTML report ("Details"): the
  * warnings (open when there are any), the system snapshot, the loads with
  * their counters, the phases with their system counters, the tweaks, the

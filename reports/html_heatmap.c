@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* html_heatmap: the per-CPU overview of the HTML report for machines with
  * many CPUs (issue 20): above REPORT_MANY_CPUS (16) measured CPUs, one line
  * per CPU in a plot is a tangle nobody reads, so the page opens with, per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* html_internal: what the files of the HTML report page share, inside
  * reports/ only (the page's one entry point, report_html_write, is in
  * views.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* html_series: the time series figure of the HTML report ("Over time"),
  * one per probe: each CPU's maximum latency per interval as a line over
  * the run, its logged spikes as dots, recurring spikes (the analysis'

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* html_why: "Why was it late", the attribution section of a traced run
  * (rtsoak run --trace) on the report page.
  *

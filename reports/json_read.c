@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* json_read: rebuild the report model from an rtsoak-report/1 file.
  *
  * The reader checks what the model needs (types, ranges, histogram buckets

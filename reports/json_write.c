@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* json_write: render the report model as rtsoak-report/1 JSON.
  *
  * Rules (docs/report-schema.json): integers in ns with the unit in the

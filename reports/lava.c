@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* lava: the report as LAVA test results, one line per (probe, CPU, statistic) of phase "all",
  * in the result.txt convention of Linaro's test-definitions: "NAME RESULT [MEASUREMENT UNITS]",
  * which their utils/send-to-lava.sh turns into `lava-test-case NAME --result RESULT

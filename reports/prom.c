@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* prom: render the report model as Prometheus text exposition for node_exporter's textfile
  * collector (`--prom FILE`), linted by `promtool check metrics`.
  *

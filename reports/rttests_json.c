@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* rttests_json: the report as the rt-tests 2.x --json file that cyclictest --json writes, so
  * that what reads those (Linaro test-definitions' parse_rt_tests_results.py, KernelCI's
  * rt-tests jobs, scripts written for cyclictest) reads an rtsoak run unchanged.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* svg: inline SVG plots and the page frame for the HTML views (html.c,
  * compare_html.c).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* text: the terminal summary, one row per probe x CPU (then the all-CPU
  * aggregate), in microseconds as RT engineers read cyclictest output, but
  * with the percentiles cyclictest does not have.  With phases, each phase

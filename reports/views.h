@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* views: what reports/ makes of the model (src/model/report.h, compare.h).
  *
  * Every output format is a view of the model: the run report as JSON

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* main: the subcommand table and its dispatch, nothing else (src/main.c;
  * the commands live in src/app/ and src/probe/reflect.c). */
 #include <config.h>

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # behaviour_corpus.sh OUTDIR [EXTRA.json...]: write what rtsoak prints for a
 # fixed set of inputs into OUTDIR, one file per command, so that two builds
 # can be compared with `diff -r` (issue 13: "behaviour does not change").

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """histogram_layout: rtsoak's log-linear histogram (src/histogram.h) for the
 test scripts, one copy: exact below 128 ns, then 128 sub-buckets per octave,
 one overflow bucket from 2^36 ns."""

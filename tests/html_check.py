@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """html_check.py PAGE.html REPORT.json
    html_check.py PAGE.html COMPARE.json --compare A.json B.json
 

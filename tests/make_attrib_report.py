@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """make_attrib_report.py IN.json OUT.json [--shift]: IN with an `attribution` section.
 
 The attribution values are SYNTHETIC: the real recorder and analysis come with

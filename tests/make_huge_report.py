@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """make_huge_report.py TEMPLATE.json OUT.json [--cpus N] [--intervals N]
 
 Write a schema-valid rtsoak report of a long soak on a big machine: the

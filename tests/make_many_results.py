@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """make_many_results.py TEMPLATE.json OUT.json [--results N]
 
 Write an rtsoak report with N results (default 100 000) for the readers'

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """make_verdict_fixtures.py RAWDIR OUTDIR: the fixtures of tests/integration/verdict.sh
 (issue 15), from real output on the shared 2-CPU VM (kernel 6.18), each changed
 only where a case needs it (said below).  RAWDIR holds:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """shift_report.py IN OUT DELTA_NS [--drop-series]
 
 Write a copy of an rtsoak report in which every latency is DELTA_NS larger

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # time_limit.sh TEST [ARGS...]: run one test of the suite with a time limit
 # (RTSOAK_TEST_TIMEOUT seconds, default 600; needs bash >= 5.1 for
 # `wait -n -p`).  A test that hangs would otherwise hold `make check` -- and

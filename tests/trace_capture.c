@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* trace_capture: the flight recorder on its own, for tests, fixtures and
  * the recorder bench.
  *

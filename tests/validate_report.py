@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Validate rtsoak reports against docs/report-schema.json and check the
 invariants a schema cannot express.  Usage: validate_report.py SCHEMA FILE...
 Exit 0 when every file is valid; prints one line per problem otherwise."""

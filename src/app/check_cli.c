@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* check_cli: `rtsoak check [--cpus LIST] [--housekeeping LIST] [--interval T] [--priority N]
  * [--json] [--fail-on warn|fail] [--list-md] [--root DIR]`: the tuning checks of
  * src/sys/check.c on the machine as it stands, without measuring (issue 16). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cli: the command line of `rtsoak run` and `rtsoak ab`: the usage text, the
  * getopt table (run_options and the probes' aliases), the defaults and the
  * getopt loop, one handler per option group, each checking its option's

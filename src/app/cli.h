@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cli: the command line of `rtsoak run`.  Everything a run needs is parsed
  * and checked here, before any thread starts or any file is written: a
  * 24-hour run must never be lost to a typo.  cli.c parses (the getopt loop),

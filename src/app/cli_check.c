@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cli_check: the checks after parsing, once every option is known (an
  * option's meaning may depend on one given after it): options that would
  * change nothing, ab's rules, the defaults that depend on other options,

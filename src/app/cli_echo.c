@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cli_echo: the effective configuration of a run as the report's "config"
  * object (cli_config_json), after cli_parse_run or cli_parse_ab resolved
  * every default: what was measured, how, and each probe's own options. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cli_internal: what the files of `rtsoak run`'s command line share.
  * cli.c parses the options (getopt loop, one handler per option group) into
  * struct run_config and notes here what the checks after it need to know;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cli_list: `rtsoak loads` and `rtsoak probes`, each entry of the load and
  * probe registries with whether it can run here and its options; and the
  * same names for the shell completion (`rtsoak __complete-spec`), so that a

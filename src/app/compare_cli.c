@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* compare_cli: `rtsoak compare A.json B.json [--json OUT] [--fail-if EXPR]...
  * [--fail-if-raw EXPR]... [--verdict-on STATS] [--min-effect E] [--brief]`,
  * `rtsoak compare A1.json A2.json ... vs B1.json ...` (several runs a side) and

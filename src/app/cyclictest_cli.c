@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cyclictest_cli: `rtsoak cyclictest [cyclictest options]`, and rtsoak run
  * through a symlink named cyclictest (issue 19): rt-tests 2.x cyclictest's
  * command line, measured by rtsoak's timer probe, written as cyclictest

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fleet_cli: `rtsoak report A.json B.json ... [--text] [--html OUT] [--json OUT]`,
  * the fleet view (report_cli.c hands over when it is given more than one
  * file): one overview row per report (src/model/fleet.h), written by the

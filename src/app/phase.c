@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* phase: phase plan, boundaries and per-phase system deltas. */
 #include <config.h>
 

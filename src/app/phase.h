@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* phase: which loads run when, and what the system did meanwhile.
  *
  * `--schedule together` has one phase, "all", with every load.  `rotate`

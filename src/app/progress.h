@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* progress: what a person watching a long run sees.  On a terminal, one
  * status line on stderr, redrawn at most once a second; otherwise (a pipe,
  * journald) a plain log line every 10 minutes.  --quiet silences both.  It

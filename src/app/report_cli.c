@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* report_cli: `rtsoak report FILE.json [--text] [--html OUT] [--histogram-text OUT]
  * [--json OUT] [--prom OUT] [--rt-tests-json OUT] [--lava] [--color auto|always|never]
  * [--cpu-rows auto|all|worst]`: read a report (or a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* session: one `rtsoak run` from validated options to a written report:
  * set-up, the probe threads, the housekeeping loop and the tear-down.  The
  * report and its outputs are session_output.c's, what `rtsoak ab` adds is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* session: one `rtsoak run` from validated options to a written report. */
 #ifndef RTSOAK_SESSION_H
 #define RTSOAK_SESSION_H

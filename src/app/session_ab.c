@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* session_ab: what `rtsoak ab` adds to a run.  Its phases are the rounds
  * (phase.c names them A1, B1, B2, A2, ... in ABBA order); here the tweaks
  * are applied at the switch into a B round and restored at the switch back,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* session_internal: the run's state, shared by the three files of one
  * `rtsoak run`: session.c (set-up, probes, housekeeping loop, tear-down),
  * session_output.c (the report and its outputs) and session_ab.c (the ab

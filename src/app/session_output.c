@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* session_output: what one `rtsoak run` writes.  The live report built at
  * each checkpoint and --prom rewrite during the run, the final report from
  * the probes' recorders, its JSON with a fallback to the temp directory,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* session_trace: `run --trace` in the session.  Before the probes start:
  * rtsoak's own tracefs instance on the measured CPUs and its recorder
  * (src/trace).  Every housekeeping tick: the recorder reads what is new,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cmdopt: a subcommand's option table as getopt_long arrays, --help lines,
  * near-miss suggestions and completion data (cmdopt.h says why one table
  * drives all four). */

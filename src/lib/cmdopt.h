@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmdopt: one table per subcommand declares its options (name, short
  * letter, value, metavariable, help line, what completes the value).  The
  * same table builds the getopt_long arrays that parse the command line,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cpuset: parse/format cpulists and read online and allowed CPUs. */
 #include <config.h>
 

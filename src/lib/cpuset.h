@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cpuset: CPU lists (the kernel's "0-3,8,10-11" syntax) and which CPUs this
  * process may use.  A fixed-size bitmap keeps it allocation-free. */
 #ifndef RTSOAK_CPUSET_H

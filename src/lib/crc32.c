@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* crc32: table-driven, reflected polynomial 0xEDB88320. */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* crc32: CRC-32 (IEEE 802.3, as zlib's crc32() and `gzip` compute it), for
  * the checkpoint journal's records: a torn or corrupted record must be told
  * from a whole one, and zlib is optional in this build. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* exit: the one error printer (exit.h). */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* exit: rtsoak's exit codes (rtsoak(1), EXIT STATUS) and the one printer of
  * a bad-input or environment error, for every layer: a command, the
  * reflector and `rtsoak restore` end with the same codes and the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* opt: table-driven "name=value" options (see opt.h). */
 #include <config.h>
 

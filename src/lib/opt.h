@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* opt: "name=value" options declared in a table, shared by the loads
  * (--loads cpu:load=50) and the probes (--probes icmp:target=HOST).  One
  * table per plug-in drives parsing, defaults, the listing (`rtsoak loads`,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* output: every file rtsoak writes a report or a view into (-o, --html,
  * --prom, checkpoints, report and compare outputs) goes through here, so
  * that what the path names decides how it is written, and that is decided

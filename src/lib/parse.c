@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* parse: durations and integers, strictly: a 24-hour run must not start
  * with "--duration 24" silently meaning 24 seconds of something else, so
  * anything odd is an error, not a guess. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* parse: command-line values (durations with units, bounded integers).
  * Every parser returns 0 or -EINVAL/-ERANGE with a reason in err that
  * names the accepted form, for a one-line error message. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* sha256: FIPS 180-4 (sha256.h); small and slow, for a few bytes per run. */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* util: file, time and escaping helpers (util.h). */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* util: small helpers for every layer (src/lib/): the one file reader, atomic writes, time, escaping. */
 #ifndef RTSOAK_UTIL_H
 #define RTSOAK_UTIL_H

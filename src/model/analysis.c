@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* analysis: periodicity, worst intervals and top spikes (see analysis.h). */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* analysis: what the time series and spike logs say about a run, derived
  * from the report model alone (so `rtsoak report` can show it for any file
  * and a checkpoint carries it too).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* attribution: lookups into the report's attribution section (attribution.h). */
 #include <config.h>
 

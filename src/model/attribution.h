@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* attribution: the report's "attribution" section as the views read it.
  *
  * `rtsoak run --trace` explains every logged spike from the kernel's events

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* compare: match two report models result by result, give each match a
  * verdict that respects noise (compare.h says how), and list what differs
  * between the two systems and configurations. */

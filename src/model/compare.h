@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* compare: two report models -> per-result verdicts and what differs.
  *
  * "Did this tweak help?" is answered per (probe, cpu, phase) present in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* compare_checks: which tuning checks changed status between A and B.
  *
  * A changed check is often the reason a run got worse (an IRQ moved onto the measured CPU, the

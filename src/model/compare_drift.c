@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* compare_drift: is an ab arm's statistic trending over its rounds?
  *
  * ABBA order cancels a drift linear in time between the arms, but not its

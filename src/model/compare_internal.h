@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* compare_internal: what compare.c (matching, differences) and
  * compare_verdict.c / compare_drift.c (the verdicts) share.  Included by
  * src/model/compare*.c only. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* compare_verdict: the verdict of one match, statistic by statistic, and
  * the overall verdict from them (compare.h says which unit each method
  * tests).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fleet: one row per report for the fleet view (fleet.h).
  *
  * Which results count: the per-CPU results of each probe's primary

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fleet: the overview of many reports (`rtsoak report A.json B.json ...`),
  * one row per report, built from the model of each (report.h).
  *

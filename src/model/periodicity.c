@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* periodicity: recurring spikes.
  *
  * 1. Candidate periods come from the differences between events: events on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* periodicity: find recurring spikes in a list of event times.
  *
  * A soak run logs its spikes (samples above a threshold) with their times;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* report: building and freeing the in-memory model. */
 #include <config.h>
 

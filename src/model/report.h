@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* report: the one in-memory model of a run's results (src/model/).
  *
  * Every output format is a view of this model (reports/views.h: json_write.c,

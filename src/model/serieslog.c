@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* serieslog: the series log's writer and reader (see serieslog.h). */
 #include <config.h>
 

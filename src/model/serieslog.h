@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* serieslog: the series log of a running report (issue 20).
  *
  * A checkpoint used to rewrite the whole report: over a day at the default

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* stats: Mann-Whitney U, Hodges-Lehmann shift, order-statistic ranks.
  *
  * Shift (stats_shift):

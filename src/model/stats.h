@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stats: the tests behind `rtsoak compare`.
  *
  * Latency samples are autocorrelated and heavy-tailed, so compare tests

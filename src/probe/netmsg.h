@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* netmsg: the one datagram of the net probe, shared by the probe (both its
  * loopback sender and its round-trip mode) and `rtsoak reflect`.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* probe: the measurement threads' plug-in interface.
  *
  * A probe family (timer, net) is one `struct probe_ops` in the

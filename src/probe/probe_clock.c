@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* probe_clock: see probe_clock.h. */
 #include <config.h>
 

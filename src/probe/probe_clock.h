@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* probe_clock: the clock reads the probes share.  Inline ones for the hot
  * path; the CLOCK_REALTIME offset that turns the kernel's software receive
  * timestamps (SO_TIMESTAMPNS: CLOCK_REALTIME) into the probes' clock. */

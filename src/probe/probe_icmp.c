@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* probe_icmp: ICMP echo round trip to any host (--probes icmp:target=HOST).
  *
  * What the ping users measure, from where rtsoak measures: each measured

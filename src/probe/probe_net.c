@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* probe_net: UDP wake-up latency, two ways.
  *
  * Loopback (`--probes net`, the default): one sender thread for the family,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* probe_net_internal: what the net probe's three files share (probe_net.c:
  * options, configure, prepare, counters and the ops; probe_net_local.c: the
  * loopback receivers and the sender thread; probe_net_remote.c: the round

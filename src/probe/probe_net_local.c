@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* probe_net_local: the net probe on loopback (see probe_net.c for the
  * whole probe): each measured CPU's receiver blocked in recvmsg, the split
  * at the kernel's receive timestamp, and the family's one sender thread on a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* probe_net_remote: the net probe's round trip to an `rtsoak reflect`
  * (--probes net:target=HOST[:PORT]; see probe_net.c for the whole probe):
  * one connected socket per measured CPU, net.rtt on its own clock.  Hot

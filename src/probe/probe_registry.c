@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* probe_registry: the one table of probe families, and what every probe's
  * configuration goes through (options from its table, aliases, defaults,
  * the configure hook).  Adding a probe is its file, one line here and one

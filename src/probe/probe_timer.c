@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* probe_timer: timer wake-up latency, the cyclictest measurement.
  *
  * Sleep until an absolute CLOCK_MONOTONIC deadline, read the clock on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* reflect: `rtsoak reflect`, a UDP echo server for the net probe's round
  * trip.
  *

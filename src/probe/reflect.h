@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* reflect: `rtsoak reflect`, the UDP echo end of the net probe's round-trip
  * mode (`--probes net:target=HOST[:PORT]`). */
 #ifndef RTSOAK_REFLECT_H

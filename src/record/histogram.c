@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* histogram: bucket bounds, merge and percentiles.  The hot-path part
  * (index, add) is inline in histogram.h. */
 #include <math.h>

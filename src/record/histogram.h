@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* histogram: log-linear latency histogram (HdrHistogram-style).
  *
  * Values below 2^HISTOGRAM_SUB_BITS ns get one bucket each (exact).  Above

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* recorder: allocation, top-K heap, merge and derived statistics.  The
  * per-sample path is recorder_add() in recorder.h. */
 #include <config.h>

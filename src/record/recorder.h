@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* recorder: everything one probe measures on one CPU.
  *
  * Single writer: only the probe thread that owns a recorder calls

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* series: the probe's slow path and the housekeeping side (see series.h). */
 #include <config.h>
 

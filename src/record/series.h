@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* series: what one result did over time, and its spikes.
  *
  * Two halves with one writer each, joined by single-producer rings:

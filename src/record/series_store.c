@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* series_store: the compact interval encoding (see series_store.h). */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* series_store: one series' intervals, compactly, for a whole day and more.
  *
  * A 256-CPU run with the timer and net probes keeps 512 series; a day of

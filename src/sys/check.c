@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* check: the table of tuning checks, the runner, the results as JSON and as Markdown, and the
  * one way the checks read the machine (check.h).
  *

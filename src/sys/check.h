@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* check: the tuning checks of `rtsoak check` and of every run's report (issue 16).
  *
  * Each check reads the machine (through a root prefix, so that tests can point it at a fake

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* check_cpu: the checks of the measured CPUs themselves: isolation (isolcpus and cpuset
  * partitions, nohz_full, rcu_nocbs), SMT siblings, idle states, frequency, the workqueue mask
  * (check.h; every read goes through the root prefix). */

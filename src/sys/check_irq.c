@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* check_irq: device interrupts that may land on the measured CPUs: /proc/interrupts for the
  * names and the counts per CPU, /proc/irq/N/effective_affinity_list for where each goes now
  * (check.h). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* check_kernel: the kernel-wide checks: preemption model (and where the answer came from), the
  * build configuration, RT throttling, timer migration, the watchdogs, the clocksource,
  * virtualisation, vulnerability mitigations, microcode (check.h). */

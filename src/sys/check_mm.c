@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* check_mm: memory-management checks: transparent hugepages, KSM, SLUB's per-CPU partial
  * slabs (check.h). */
 #include <config.h>

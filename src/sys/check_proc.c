@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* check_proc: the checks made from the process list (read once by check_ctx_open from
  * /proc/PID/stat and status): kernel threads on the measured CPUs, irqbalance, stalld, tuned
  * (check.h). */

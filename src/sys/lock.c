@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* lock: lock files in the run directory (lock.h says what and why).
  *
  * Everything is opened relative to a descriptor of the run directory that

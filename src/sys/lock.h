@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lock: what two runs must not share, and tweaks that outlive a killed run.
  *
  * Every lock is a file in the run directory (/run/rtsoak for root,

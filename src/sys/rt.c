@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* rt: privileges and real-time process set-up. */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rt: real-time set-up of the process: SCHED_FIFO permission, memory
  * locking, /dev/cpu_dma_latency, thread pinning.  Each function says what
  * failed and how to fix it, because the person reading the error is often

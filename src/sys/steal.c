@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* steal: per-CPU steal time from /proc/stat (steal.h). */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* steal: the hypervisor's steal time of each CPU (/proc/stat), for the
  * attribution of a silent gap: time the vCPU was runnable and its host ran
  * something else.  The kernel keeps it in ns but /proc/stat shows it in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* sysdelta: read /proc and sysfs counters and sum their differences. */
 #include <config.h>
 

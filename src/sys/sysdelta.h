@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sysdelta: what the system did during a phase.  Counters that a tuner
  * reads to explain latency (interrupts and softirqs per CPU, irq/softirq/
  * steal/idle time, idle-state usage and residency, context switches) are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* sysinfo: record the machine state that decides RT latency (preemption model, isolation, idle
  * states, frequency governors, ...) beside every result, because a latency number without the
  * tuning that produced it can be neither compared nor reproduced.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sysinfo: a snapshot of what an RT tuner changes, taken once per run.
  *
  * The snapshot is kept as a jansson object rather than a C struct: it is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* tweak: sysfs and sysctl values set for a run, journalled and restored.
  *
  * What is read is normalised (trimmed; "always [madvise] never" -> "madvise")

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tweak: `--set PATH=VALUE` on sysfs and sysctl files for the length of a run.
  *
  * A tweak outlives the process that made it: if rtsoak is SIGKILLed the machine

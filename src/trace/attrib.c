@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* attrib: why one wake-up was late, from the events of its CPU (attrib.h).
  *
  * Two passes over the window:

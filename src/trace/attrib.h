@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* attrib: why one wake-up was late, from the events of its CPU.
  *
  * Pure computation over a window of `struct trace_ev` (trace_event.h): no

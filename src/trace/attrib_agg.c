@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* attrib_agg: the causes table of a series (see attrib_agg.h). */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* attrib_agg: the causes of one series' spikes (one probe result on one CPU
  * in one phase, or in all of them), gathered during the run on the
  * housekeeping thread and written as one entry of the report's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* trace_event: the names of the event types and the fixture line format
  * (trace_event.h).  Pure text handling, built with or without libtracefs, so
  * that the analysis tests read fixtures on any build.

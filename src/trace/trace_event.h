@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* trace_event: one kernel event as the trace subsystem keeps it.
  *
  * The recorder (trace_recorder.c) reads the per-CPU ring buffers of rtsoak's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* trace_instance: rtsoak's own tracefs instance (trace_instance.h).
  *
  * What it must never do: change the top-level buffer (the machine's own

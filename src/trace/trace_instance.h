@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* trace_instance: rtsoak's own tracefs instance, instances/rtsoak-<pid>.
  *
  * The flight recorder of `run --trace` records into an instance of its own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* trace_recorder: per-CPU windows of kernel events (trace_recorder.h).
  *
  * Reading: each traced CPU's trace_pipe_raw, opened non-blocking

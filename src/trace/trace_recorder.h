@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* trace_recorder: the flight recorder of `run --trace`.
  *
  * Consumes the per-CPU ring buffers of rtsoak's instance (trace_instance.h)

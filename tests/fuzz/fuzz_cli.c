@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_cli: the command-line value parsers on any string.  The first byte
  * picks the parser (and its bounds), the rest is the value:
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_cyclictest: the cyclictest --json importer (reports/cyclictest_read.c)
  * on any bytes, as `rtsoak report` reaches it: the tolerant loader (NaN
  * tokens), the detection, the import, then every view of the model. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_journal: the --set journal parser (tweak_journal_parse) on any bytes.
  *
  * `rtsoak restore` reads a file that a killed run left, as root: its parser

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_report: `rtsoak report FILE` on any bytes: the report reader
  * (reports/json_read.c, which hands cyclictest files to the importer), then
  * every view of the model it built (harness_views).  A report that reads

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* harness: the private directory, the input file and the views that the
  * libFuzzer harnesses share (harness.h). */
 #include <config.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* harness: what the libFuzzer harnesses of tests/fuzz share.
  *
  * A harness may write only inside its private temporary directory (made

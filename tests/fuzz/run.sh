@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # run.sh: run the libFuzzer harnesses of a build configured with
 # CC=clang --enable-fuzzing (after `make fuzz`; this script builds nothing).
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # rtsoak check (issue 16): each check against fixture trees given with --root (a fake /sys +
 # /proc built here) for pass and for warn/fail; a tree with nothing to read gives unknown,
 # never pass; symlinks and FIFOs in place of a file are not followed or opened; on the live

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # compare lists the tuning checks whose status changed between A and B (matched by id; a check
 # on one side only listed as such): one line each in the text's "checks:" block (80 columns),
 # a `checks` array in --json (docs/compare-schema.json), a table in --html; nothing for a

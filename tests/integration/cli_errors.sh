@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Bad input: exit 2, one line naming the option, and no report file.
 . "$(dirname "$0")/lib.sh"
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # `rtsoak compare A B`: identical runs give no significant difference; a
 # copy of a real run with every latency shifted by a known amount is found
 # worse (and the reverse better) with that shift inside the interval, max by

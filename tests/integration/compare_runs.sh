@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # `rtsoak compare A1 A2 ... vs B1 B2 ...`: several runs a side, every
 # statistic judged by the runs' values (method "runs").  The runs are copies
 # of one real run shifted by known amounts, so each answer is known: a set

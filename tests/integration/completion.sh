@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The bash completion (issue 19): the built rtsoak.bash, sourced in a fresh
 # bash, completes subcommands, options, load and probe names and their
 # options, option values and files.  What it should offer is taken from

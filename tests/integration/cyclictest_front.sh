@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # `rtsoak cyclictest [cyclictest options]` and rtsoak through a symlink named cyclictest (issue
 # 19): the same option line through the real cyclictest 2.4 and through rtsoak gives files of
 # the same structure: --json with the same keys, order and types at every level and histogram

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # `rtsoak report` reads cyclictest --json files: a real cyclictest run, with and without -h, gives
 # one timer row per CPU cyclictest measured plus the all-CPU row, "?" where cyclictest recorded
 # nothing (missed; percentiles without -h), and a warning saying what is unknown.  The -nan that

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The C sources follow .clang-format (skipped where clang-format is missing).
 . "$(dirname "$0")/lib.sh"
 : "${CLANG_FORMAT:=$(command -v clang-format)}"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The suite's time limit (tests/time_limit.sh): a test that finishes keeps
 # its output and exit status; a test that hangs is bailed out of after the
 # limit, with what its processes were doing on stderr, and nothing it

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Help and usage errors (issue 19): `rtsoak help CMD` and `rtsoak CMD --help`
 # print the same usage, naming every option of the table that parses the
 # command (checked against `rtsoak __complete-spec`, the tables' own data, not

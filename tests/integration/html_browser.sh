@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The HTML pages in a real browser (headless Chromium, offline): every plot is in the DOM the
 # browser built and has drawn lines, the page paints (light, dark and print) without a
 # JavaScript error, the "Why was it late" section of a report with attribution renders (its

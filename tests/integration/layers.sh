@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The dependency rule of the source tree (docs/ARCHITECTURE.md, "Layers"):
 # each folder is a layer and may include the headers of the layers below it
 # only.  Read from the `#include "..."` lines of every .c and .h under src/,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lib.sh: shared helpers for the integration tests (TAP output for
 # automake's tap-driver).  Sourced, not run.
 set -u

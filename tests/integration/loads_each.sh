@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Each load starts, does measurable work and stops clean within a 3 s run:
 # ops > 0, status ok, schema-valid report, no process of the run left, the
 # workdir empty afterwards.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Loads under bad conditions: a command that exits at once is restarted and
 # counted; the disk load on a full filesystem keeps the run alive and
 # reports ENOSPC; Ctrl-C and SIGKILL leave no process behind, and files a

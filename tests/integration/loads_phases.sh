@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --schedule rotate: idle, then each load alone, cycling; one result per
 # (probe, cpu, phase) plus the "all" union; per-phase system deltas.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The slab load's free= option: free=next frees each bulk batch on the next
 # load CPU (the worker moves there and back), free=own on the CPU that
 # allocated it.  Seen from outside: a bulk worker's allowed CPUs

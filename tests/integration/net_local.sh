@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The net probe on loopback: net, net.stack and net.wakeup per CPU, over IPv4
 # and IPv6, with stack + wakeup adding up to the total, nothing lost, exact
 # --loops counts, phases, and bad --net-* values rejected before measuring.

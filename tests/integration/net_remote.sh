@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Round trip to `rtsoak reflect`: net.rtt per CPU through a veth pair between
 # two network namespaces of this test's own (A runs the reflector, B the
 # probe); a reflector killed mid-run makes `lost` grow while the run

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The icmp probe (icmp:target=HOST): ICMP echo round trips from two network
 # namespaces of this test's own, B (the prober) and A (the peer, answered by
 # A's kernel: no rtsoak there), joined by a veth pair with IPv4 and IPv6

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --prom end to end: a real node_exporter (textfile collector on a temp dir, loopback) and a real
 # Prometheus server (temp storage, 1 s scrapes, loopback), both Debian's (quickstart check takes
 # the binaries out of the packages into build/tools: no service is installed or started), read

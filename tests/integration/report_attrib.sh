@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The views of the report's attribution section (rtsoak run --trace), on a fixture: a real
 # run's report (tests/data/report-spike.json: a 250 ms spike load, periodicity finds it on
 # both CPUs) with a synthetic but consistent section added by tests/make_attrib_report.py

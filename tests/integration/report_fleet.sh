@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # `rtsoak report A.json B.json ...` is the fleet view: one row per report, worst first.  Two
 # real short runs, and copies of them edited with python to known values: hi.json (host rig-hi,
 # a CPU 3 result with a 900 ms max in phase "hog", and a larger 2 s max on a split part

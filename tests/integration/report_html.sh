@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The HTML view: `rtsoak run --html`, `rtsoak report FILE --html OUT` and `rtsoak compare A B
 # --html OUT` write one self-contained page whose every number and plotted point is the
 # report's (tests/html_check.py checks the page against the JSON: structure, no external

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # `rtsoak report FILE --prom OUT` writes the Prometheus textfile (node_exporter's textfile
 # collector): promtool must accept it without a single lint remark, and every value must be the
 # report's own, to the ns, one series per per-CPU result (no cpu="all"), every one labelled with

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # `rtsoak report` reads a report back into the model: the text summary
 # renders it, --json re-emits it byte for byte, and damaged files exit 2
 # naming the file.

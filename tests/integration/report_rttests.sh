@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # `rtsoak report X.json --rt-tests-json OUT` writes what cyclictest --json (rt-tests 2.x) writes:
 # the real cyclictest runs here and its file is the reference, key for key and type for type at
 # every level.  rtsoak's own cyclictest importer reads the export back to the report's count,

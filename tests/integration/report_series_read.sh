@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The series of a report are read by hand when an element has the writer's
 # exact shape (reports/json_read.c, series_fast), and by jansson otherwise
 # (issue 20).  Both must give the same model and the same errors: each case

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # `rtsoak report FILE` on a terminal and `--histogram-text OUT`.
 #
 # The summary: 80 columns even for a 24-hour run's counts and a 59 s stall, every

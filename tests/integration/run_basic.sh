@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A 2 s run on every CPU: schema-valid report, per-CPU counts consistent
 # with duration / interval and missed, summary and report path on stdout.
 . "$(dirname "$0")/lib.sh"

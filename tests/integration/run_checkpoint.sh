@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Crash-safe checkpoints: with --checkpoint the report on disk is always a
 # schema-valid report (status "running"): its series log holds the series
 # up to the last checkpoint (a SIGKILL loses at most one interval of them),

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --loops gives exactly that many samples; --cpus, --top, --dma-latency and
 # --output - are honoured and echoed in the report's config.
 . "$(dirname "$0")/lib.sh"

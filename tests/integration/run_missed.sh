@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Missed deadlines are counted, not skipped: freeze the whole process for
 # 300 ms with SIGSTOP at a 1 ms interval, and every probe must count the
 # deadlines it slept through, record the late wake-up as a sample, and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Without real-time privileges: exit 3 with a message saying what failed and
 # how to fix it, and no report; --no-rt runs anyway as SCHED_OTHER.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Live view: on a terminal one status line redrawn in place (elapsed,
 # remaining, samples, missed, worst per probe); --quiet silences it; not on
 # a terminal, no status line (a log line every 10 minutes instead).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The probe threads really run SCHED_FIFO at the asked priority, pinned to
 # the asked CPUs (read back from /proc while the run is live); --no-rt makes
 # them SCHED_OTHER; the main thread is not SCHED_FIFO.

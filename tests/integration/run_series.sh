@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Time series, spike log, periodicity analysis and --prom on real runs:
 # the series add up to the results, merging keeps every sample, the spike
 # load's period is found end to end, checkpoints carry the series, the

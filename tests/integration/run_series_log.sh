@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The checkpoints' series log (issue 20, src/model/serieslog.h): a
 # checkpoint copied while the run goes on reads back, merged with its log,
 # as exactly the start of the final report's series (every column and the

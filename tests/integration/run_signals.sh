@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # SIGINT / SIGTERM / SIGHUP end a run early with a full, valid report
 # marked "interrupted" within 1 s; a signal before the first sample gives
 # valid JSON with null statistics.

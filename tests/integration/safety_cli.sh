@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The command line ignores nothing and --record copies nothing private (issue
 # 12, items 9 and 14; the man page, SAFETY, Command line): an argument or
 # option that would change nothing, an empty element in a comma list, a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Load files in a shared workdir (issue 12, items 5 and 16).  A workdir like
 # /tmp (mode 1777) where user nobody planted symlinks named like the disk
 # load's files for the coming pids, pointing at a root-owned file: with

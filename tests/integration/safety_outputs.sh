@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Outputs are written according to what their path names, decided before a
 # run starts: a character device or FIFO is written in place and stays what
 # it is, a directory, socket, block device or foreign symlink is refused

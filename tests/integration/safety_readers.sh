@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The readers (report, compare, cyclictest import) against big, hostile
 # and inconsistent files (issue 12, items 7, 10, 11, 12, 15, 16): memory
 # O(file size), inconsistent reports refused naming the field, cyclictest

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Safety of --set and rtsoak restore (issue 12): journals that are not
 # rtsoak's own are refused and never offered for restoring (another user's,
 # writable by others, a FIFO, a directory, a symlink), the deny list

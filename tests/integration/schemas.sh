@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every published JSON Schema (docs/*-schema.json) is a valid schema of the
 # draft its "$schema" names (check_schema of that draft's validator, which
 # jsonschema.validate() runs first and rejects the schema on), and a known

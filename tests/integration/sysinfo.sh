@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # `rtsoak sysinfo` prints the snapshot as JSON that matches the schema's
 # "system" object; --record adds the named files to a run's report.
 . "$(dirname "$0")/lib.sh"

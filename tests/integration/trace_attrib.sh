@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # rtsoak run --trace end to end (issue 14): real SCHED_FIFO probes, the real
 # spike load, rtsoak's own tracefs instance.
 #  - the spike load one priority above the probes, on the measured CPU: the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The tracefs flight recorder (src/trace/) on the real tracefs, through
 # tests/trace_capture: rtsoak's instance is created, configured and removed;
 # the top-level buffer's settings are the same before and after; a SIGKILLed

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --set on real, harmless tunables: the value holds during the run and the
 # original is back after a normal end, SIGTERM and a failing load; after
 # SIGKILL the journal is left and `rtsoak restore` puts everything back; a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Issue 15's cases with fixtures (tests/data/verdict, from real runs, built by
 # tests/make_verdict_fixtures.py which says what each changed), each with its
 # new answer:

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --warmup and ab --settle (issue 15, settling): nothing before time 0 (the
 # end of the warm-up) counts, and --duration is the counted time after it;
 # a start-up disturbance lands in the warm-up, not in the results; --warmup

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # packages.sh OUTDIR: the .deb and the .rpm as a user gets them (issue 19).
 # The .deb is built by dpkg-buildpackage from a clean git clone of this tree,
 # checked by lintian, installed with dpkg, used (--version, a 2 s run, man,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* trace_tool: the programs tests/tools/trace_window.py runs to capture a
  * real tracefs window for the attribution fixtures (tests/data/trace/).
  * Not part of rtsoak; built by the script with cc.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Capture one real tracefs window for the attribution fixtures (tests/data/trace/).
 
 Root only.  Runs itself in a private mount namespace (so that a tracefs it

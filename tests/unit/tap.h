@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tap.h: a minimal TAP producer shared by the unit tests (automake's
  * tap-driver reads it).  One behaviour per ok() line, named for it. */
 #ifndef RTSOAK_TAP_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Unit tests for the per-spike analysis (attrib.c) on real captured windows.
  *
  * The fixtures (tests/data/trace/, one .events file a case) are windows of a real tracefs

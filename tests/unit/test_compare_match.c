@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Unit tests for the comparison engine's matching (reports/compare.c):
  * results pair by (probe, cpu, phase) whatever their order, what one side
  * lacks lands in only_a / only_b, aggregates pair with aggregates, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Unit tests for the verdicts of issue 15 (src/model/compare_verdict.c,
  * compare_drift.c), on synthetic runs whose truth is known (seeded
  * splitmix64, so a failure reproduces):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Unit tests for cpulist parsing and formatting. */
 #include <config.h>
 

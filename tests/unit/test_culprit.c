@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Unit tests for the periodicity culprit (src/model/analysis.c): a pattern's
  * spikes are those the search itself matched (within its window of the
  * grid, not taken by an earlier pattern), so on a complete log "of" is the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Unit tests for the cyclictest importer: real cyclictest 2.40 files
  * (tests/data/cyclictest-*.json) map onto the report model with exactly
  * the statistics cyclictest recorded, everything else is marked unknown

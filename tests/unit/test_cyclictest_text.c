@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_cyclictest_text: the T: lines of `rtsoak cyclictest` (reports/cyclictest_text.c) in
  * cyclictest 2.4's print_stat() widths, one per timer result of phase "all" in CPU order,
  * other probes and phases left out; -N's nanoseconds and wider Act/Avg. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Unit tests for the --loads option parser (load_instance_parse and
  * opt_value_parse): defaults, each option type with its range, the common
  * options nice= and cpus=, and every way a spec can be wrong.  The loads

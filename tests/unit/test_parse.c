@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Unit tests for durations and bounded integers. */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Unit tests for periodicity_find(): recurring spikes found, noise left
  * alone, edge cases. */
 #include <config.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Unit tests for the phase plan (src/phase.c): the ABBA order of
  * `rtsoak ab` for every allowed number of rounds, the phases of
  * `--schedule together` and `rotate` with their load masks, and the

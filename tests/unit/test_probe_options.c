@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Unit tests for the option tables probes and loads share (src/lib/opt.c)
  * and the probes' configuration (probe_registry.c): where a STRING value
  * ends (a host with a port, an IPv6 address, a command line), defaults and

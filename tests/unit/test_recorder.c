@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Unit tests for the recorder: exact statistics, top-K, merge. */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Unit tests for the report model: JSON write -> read -> write is exact,
  * empty results render null statistics, damaged files are named, and the
  * CPUs the views of many CPUs keep are the worst (report_worst_cpus). */

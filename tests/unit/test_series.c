@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* series: the probe-side feed and the housekeeping side, with real
  * recorders, driven the way a probe drives them (series_note, then
  * recorder_add), including a concurrent producer and consumer. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* series_store: the compact interval encoding gives back exactly what went
  * in (every field at its extremes, across block boundaries, read in order
  * from any start and one at a time), keeps a typical day at ~3 bytes an

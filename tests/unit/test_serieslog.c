@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* serieslog: what the checkpoints append is what the reader merges back,
  * record by record (a grown last interval, a reset after coarsening, spike
  * logs); a torn last record is dropped with a warning wherever it was cut;

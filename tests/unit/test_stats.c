@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Unit tests for stats: Mann-Whitney U and its exact distribution,
  * Hodges-Lehmann shift and interval against hand computations and brute
  * force, coverage under the null, quantile ranks against exact binomial

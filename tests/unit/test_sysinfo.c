@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Unit tests for --record glob checks and the snapshot's shape (the full
  * schema check of a snapshot is tests/integration/sysinfo.sh). */
 #include <config.h>

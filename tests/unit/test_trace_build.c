@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Unit test of what src/trace/ says about itself without touching tracefs:
  * built without libtracefs (configure --with-tracefs=no) every entry point
  * returns -ENOTSUP with TRACE_NOT_BUILT as its one line; built with it,

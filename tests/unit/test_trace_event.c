@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Unit tests for the fixture line format of the trace subsystem
  * (src/trace/trace_event.c): every type round-trips through
  * format/parse field for field, names come out as single tokens,

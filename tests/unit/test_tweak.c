@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* tweak: --set on real sysctl and sysfs files, the journal, and `rtsoak
  * restore` after a simulated crash.  Only harmless values are written: one
  * more than the current vmstat interval, printk rate limit or netdev budget

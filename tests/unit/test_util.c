@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Unit tests for util_escape and util_fputs_escaped: what a terminal would
  * act on never leaves rtsoak raw, and a truncated escape never ends on half
  * a UTF-8 character.  And util_read_fd, the one file reader: whole files

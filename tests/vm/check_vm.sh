@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # check_vm.sh: `make check-vm`.  Boots the PREEMPT_RT guest (guest_build.sh,
 # cached under the build tree) under qemu and runs, inside it, the
 # integration tests that make sense on an RT kernel with more CPUs and two

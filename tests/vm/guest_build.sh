@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # guest_build.sh CACHE: build (or reuse) the PREEMPT_RT test guest under
 # CACHE and print its directory (kernel, initrd, root.img, kernel.version).
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # /sbin/rtsoak-vm-init: PID 1 of the test guest (init= on the kernel command
 # line).  Mounts what a Debian system has and the job directory (9p tag
 # "job": the binary, a copy of the tests and schemas, the results), runs

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # guest_run.sh GUEST JOB CPUS TIMEOUT: boot the guest (guest_build.sh's
 # directory) with CPUS vCPUs in two NUMA nodes (one when CPUS is 1), JOB
 # shared read-write over virtio-9p (one share: what the job needs is copied

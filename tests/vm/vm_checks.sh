@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # vm_checks.sh: what only the PREEMPT_RT guest (tests/vm, >= 4 vCPUs in two
 # NUMA nodes) can check.  Runs inside it, as one TAP test of check-vm:
 #  - the preempt model is detected as rt (and the check says pass);

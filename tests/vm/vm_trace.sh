@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # vm_trace.sh: run --trace where the kernel has the osnoise events (the
 # PREEMPT_RT guest of check-vm, job "trace": 4 vCPUs under single-threaded
 # TCG, see check_vm.sh for why).  Facts, not latency:
