@@ -368,3 +368,9 @@ int report_json_write(const struct report *r, const char *path)
 {
 	return output_write_with(path, put_report, (void *)r);
 }
+
+int report_json_write_new(const struct report *r, const char *dir, const char *prefix, char *path,
+			  size_t len)
+{
+	return util_write_new(dir, prefix, ".json", put_report, (void *)r, path, len);
+}

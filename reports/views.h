@@ -25,6 +25,10 @@
 
 /* The run report.  Each returns 0 or -errno. */
 int report_json_write(const struct report *r, const char *path) __attribute__((warn_unused_result));
+/* The report as a new 0600 file DIR/PREFIX<random>.json (util_write_new), `path` its name: a
+ * run's fallback when its --output cannot be written. */
+int report_json_write_new(const struct report *r, const char *dir, const char *prefix, char *path,
+			  size_t len) __attribute__((warn_unused_result));
 /* Write ROOT, indented, with a final newline, atomically (output.h), and drop the reference
  * (NULL: -ENOMEM, the builder failed).  0 or -errno. */
 int json_document_write(json_t *root, const char *path) __attribute__((warn_unused_result));

@@ -356,6 +356,39 @@ void session_output_note_failures(const struct session *s, struct report *r)
 			    s->checkpoint_failures, strerror(s->checkpoint_errno));
 }
 
+/* The report that could not reach `output` (err), to a new file of its own
+ * in $TMPDIR, else /tmp: a name nobody could predict, created O_EXCL and
+ * 0600 (util_write_new), so a FIFO or symlink another user planted in a
+ * shared temp directory is never opened and nobody else reads root's
+ * report; a TMPDIR someone else owns is passed over.  The message names the
+ * file that holds it, and `output` is set to it for the summary's
+ * "report:" line.  0, or -1 when the report is lost (said). */
+static int write_fallback(struct report *r, char *output, int err)
+{
+	const char *tmp = getenv("TMPDIR");
+	const char *dirs[2] = { tmp && *tmp ? tmp : "/tmp", "/tmp" };
+	char prefix[32], path[PATH_MAX];
+	int frc = -ENOENT;
+
+	snprintf(prefix, sizeof(prefix), "rtsoak-%d-", (int)getpid());
+	for (unsigned i = 0; i < 2; i++) {
+		if (i && !strcmp(dirs[0], dirs[1]))
+			break;
+		frc = report_json_write_new(r, dirs[i], prefix, path, sizeof(path));
+		if (!frc) {
+			rtsoak_error("--output: cannot write '%s': %s; the report is in %s instead",
+				     output, strerror(err), path);
+			snprintf(output, PATH_MAX, "%s", path);
+			return 0;
+		}
+	}
+	rtsoak_error("--output: cannot write '%s': %s, nor a new file in %s%s%s: %s: the report "
+		     "is lost",
+		     output, strerror(err), dirs[0], strcmp(dirs[0], dirs[1]) ? " or " : "",
+		     strcmp(dirs[0], dirs[1]) ? dirs[1] : "", strerror(-frc));
+	return -1;
+}
+
 /* The JSON report to --output, or to the temp directory when that fails
  * (cfg->output then names where it went).  Returns 0, or -1 when it reached
  * neither (said on stderr). */
@@ -376,21 +409,9 @@ static int write_json(struct session *s, struct report *r)
 		/* The directory was writable at start; it is not now (disk full,
 		 * removed), or standard output is full.  Do not lose the run: try
 		 * the temp directory, and exit 3 saying where it went. */
-		char fallback[PATH_MAX];
-		const char *tmp = getenv("TMPDIR");
-		int frc;
 		s->write_failed = true;
-		snprintf(fallback, sizeof(fallback), "%s/rtsoak-%d.json",
-			 tmp && *tmp ? tmp : "/tmp", (int)getpid());
-		if ((frc = report_json_write(r, fallback)) < 0) {
-			rtsoak_error(
-			    "--output: cannot write '%s': %s, nor %s: %s: the report is lost",
-			    cfg->output, strerror(-rc), fallback, strerror(-frc));
+		if (write_fallback(r, cfg->output, -rc) < 0)
 			return -1;
-		}
-		rtsoak_error("--output: cannot write '%s': %s; the report is in %s instead",
-			     cfg->output, strerror(-rc), fallback);
-		snprintf(cfg->output, sizeof(cfg->output), "%s", fallback);
 	}
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -205,6 +206,99 @@ int util_write_atomic_mode(const char *path, int (*fill)(FILE *f, void *arg), vo
 	/* Make the rename itself durable. */
 	util_fsync_dir_of(path);
 	return 0;
+}
+
+/* Ten characters of [A-Za-z0-9] from getrandom (the clock and a counter
+ * when it has none yet): about 59 bits nobody can guess. */
+static void random_chars(char out[11])
+{
+	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	static unsigned counter;
+	unsigned char b[10];
+
+	if (getrandom(b, sizeof(b), GRND_NONBLOCK) != (ssize_t)sizeof(b)) {
+		uint64_t v = util_now_ns(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32) ^ counter++;
+		for (unsigned i = 0; i < sizeof(b); i++, v = v * 6364136223846793005ull + 1)
+			b[i] = (unsigned char)(v >> 56);
+	}
+	for (unsigned i = 0; i < sizeof(b); i++)
+		out[i] = set[b[i] % (sizeof(set) - 1)];
+	out[10] = '\0';
+}
+
+/* The directory open: root's or ours, and if others may write into it, sticky. */
+static int safe_dir(const char *dir)
+{
+	struct stat st;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+
+	if (dfd < 0)
+		return -errno;
+	if (fstat(dfd, &st) < 0) {
+		rc = -errno;
+		close(dfd);
+		return rc;
+	}
+	if ((st.st_uid != 0 && st.st_uid != geteuid()) ||
+	    ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))) {
+		close(dfd);
+		return -EPERM;
+	}
+	return dfd;
+}
+
+int util_write_new(const char *dir, const char *prefix, const char *suffix,
+		   int (*fill)(FILE *f, void *arg), void *arg, char *path, size_t len)
+{
+	char name[NAME_MAX + 1], rnd[11];
+	int dfd = safe_dir(dir), fd = -1, rc = 0;
+	FILE *f;
+
+	if (dfd < 0)
+		return dfd;
+	for (unsigned tries = 0; fd < 0 && tries < 100; tries++) {
+		random_chars(rnd);
+		if ((size_t)snprintf(name, sizeof(name), "%s%s%s", prefix, rnd, suffix) >=
+			sizeof(name) ||
+		    (size_t)snprintf(path, len, "%s/%s", dir, name) >= len) {
+			close(dfd);
+			return -ENAMETOOLONG;
+		}
+		/* O_EXCL: a name someone planted (a FIFO, a symlink) is skipped,
+		 * never opened. */
+		fd = openat(dfd, name,
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST) {
+			rc = -errno;
+			close(dfd);
+			return rc;
+		}
+	}
+	if (fd < 0) {
+		close(dfd);
+		return -EEXIST;
+	}
+	/* 0600 whatever the umask took away from it. */
+	if (fchmod(fd, 0600) < 0 || !(f = fdopen(fd, "w"))) {
+		rc = -errno;
+		close(fd);
+		goto out;
+	}
+	errno = 0;
+	rc = fill(f, arg);
+	if (!rc && (fflush(f) != 0 || ferror(f)))
+		rc = errno ? -errno : -EIO;
+	if (!rc && fsync(fileno(f)) < 0)
+		rc = -errno;
+	if (fclose(f) != 0 && !rc)
+		rc = -errno;
+out:
+	if (rc)
+		unlinkat(dfd, name, 0);
+	else
+		(void)fsync(dfd);
+	close(dfd);
+	return rc;
 }
 
 void util_fsync_dir_of(const char *path)

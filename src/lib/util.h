@@ -49,6 +49,17 @@ int util_write_atomic_with(const char *path, int (*fill)(FILE *f, void *arg), vo
  * -ENOMEM with *arr untouched. */
 int util_grow(void *arr, size_t n, size_t size) __attribute__((warn_unused_result));
 
+/* A new file in `dir` that nobody else can have prepared: named
+ * PREFIX + 10 random characters + SUFFIX and created with O_CREAT|O_EXCL|
+ * O_NOFOLLOW, mode 0600, so never an existing node, a planted FIFO or what a
+ * symlink names; filled, fsync'd, the directory fsync'd.  The directory
+ * itself must be root's or the caller's, and writable by others only with
+ * the sticky bit (-EPERM otherwise: another user could take the file away).
+ * `path` gets the file's name (dir/name).  0 or -errno, nothing left. */
+int util_write_new(const char *dir, const char *prefix, const char *suffix,
+		   int (*fill)(FILE *f, void *arg), void *arg, char *path, size_t len)
+    __attribute__((warn_unused_result));
+
 /* util_write_atomic_with with the file's mode: 0644 for reports and views
  * (nothing private: rtsoak(1), SAFETY), 0600 for --set journals. */
 int util_write_atomic_mode(const char *path, int (*fill)(FILE *f, void *arg), void *arg,
