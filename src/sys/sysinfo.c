@@ -651,16 +651,26 @@ static int under_sys_or_proc(const char *p)
  * state (environment, command line, memory and its layout, open files, kernel stack, syscall
  * registers) and the kernel's (memory, symbol and module addresses, keys; /proc/kmsg would
  * also steal the log from syslog).  rtsoak's own process counts as another: its environment
- * may hold secrets too, and its command line is in the report's config already. */
+ * may hold secrets too, and its command line is in the report's config already.  Addresses
+ * defeat ASLR: a process's stat holds its code, stack, brk and argument/environment bounds and
+ * its instruction and stack pointers (zeroed for other users' readers, not for root: proc(5)),
+ * wchan a kernel function, timers each timer's sigev_value pointer, and the socket tables
+ * under net/ each socket's kernel address (%pK: real for root under kptr_restrict 1). */
 static const char *const record_deny_pid[] = {
-	"environ",   "cmdline",	  "mem",	"maps",	 "smaps",	"smaps_rollup",
-	"numa_maps", "pagemap",	  "auxv",	"stack", "syscall",	"fd",
-	"fdinfo",    "map_files", "mountstats", "io",	 "personality", NULL,
+	"environ",    "cmdline", "mem",		"maps",	   "smaps", "smaps_rollup", "numa_maps",
+	"pagemap",    "auxv",	 "stack",	"syscall", "fd",    "fdinfo",	    "map_files",
+	"mountstats", "io",	 "personality", "stat",	   "wchan", "timers",	    NULL,
 };
 static const char *const record_deny_proc[] = {
 	"kcore",     "kmsg",	      "kallsyms",   "modules",	   "keys",
 	"key-users", "kpagecount",    "kpageflags", "kpagecgroup", "vmallocinfo",
 	"iomem",     "sysrq-trigger", NULL,
+};
+/* /proc/net/X and /proc/PID/net/X (the same tables): each row a socket's kernel address. */
+static const char *const record_deny_net[] = {
+	"tcp",	     "tcp6",	    "udp",   "udp6",  "udplite", "udplite6", "raw",
+	"raw6",	     "icmp",	    "icmp6", "unix",  "netlink", "packet",   "sctp",
+	"ip_mr_vif", "ip_mr_cache", "igmp",  "igmp6", NULL,
 };
 
 /* The first path component of s is one of list (s ends there or at a '/'). */
@@ -699,7 +709,10 @@ static int record_denied(const char *path)
 
 	if (strncmp(path, "/proc/", 6))
 		return 0;
-	if ((rest = skip_pid_dir(path + 6)))
+	rest = skip_pid_dir(path + 6);
+	if (!strncmp(rest ? rest : path + 6, "net/", 4))
+		return first_is((rest ? rest : path + 6) + 4, record_deny_net);
+	if (rest)
 		return first_is(rest, record_deny_pid);
 	return first_is(path + 6, record_deny_proc) && !strchr(path + 6, '/');
 }
@@ -710,6 +723,31 @@ static int record_denied(const char *path)
 static int record_private(const struct stat *st)
 {
 	return (st->st_mode & (S_IRUSR | S_IRGRP)) && !(st->st_mode & S_IROTH);
+}
+
+/* A file whose directory hides it from other users (/proc/tty/driver is 0500: its serial
+ * holds every port's counters and modem lines) is private as much as a 0600 one: the first
+ * directory of `real` (resolved) that others may not search, into dir with its mode; 0 when
+ * every one of them lets them through.  Reports are always 0644, so such a file is never
+ * recorded. */
+static int record_hidden_dir(const char *real, char *dir, size_t len, unsigned *mode)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s", real);
+	for (char *slash = strchr(p + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		int bad = stat(p, &st) < 0 || !(st.st_mode & S_IXOTH);
+		if (bad) {
+			snprintf(dir, len, "%s", p);
+			*mode = st.st_mode & 07777;
+		}
+		*slash = '/';
+		if (bad)
+			return 1;
+	}
+	return 0;
 }
 
 /* The expansion of one glob is bounded: sysfs is full of symlink cycles, and "/sys/" followed
@@ -795,7 +833,7 @@ static int record_glob(const char *pattern, glob_t *g, const char **what)
 int sysinfo_record_check(const char *pattern, char *err, size_t errlen)
 {
 	const char *what = "";
-	const char *secret = NULL;
+	char secret[PATH_MAX] = "";
 	unsigned mode = 0;
 	int files = 0, readable = 0, withheld = 0;
 
@@ -839,8 +877,17 @@ int sysinfo_record_check(const char *pattern, char *err, size_t errlen)
 		files++;
 		if (record_private(&st)) {
 			if (!withheld++) {
-				secret = g.gl_pathv[i];
+				snprintf(secret, sizeof(secret), "%s", g.gl_pathv[i]);
 				mode = st.st_mode & 07777;
+			}
+			continue;
+		}
+		char dir[PATH_MAX];
+		unsigned dmode = 0;
+		if (record_hidden_dir(real, dir, sizeof(dir), &dmode)) {
+			if (!withheld++) {
+				snprintf(secret, sizeof(secret), "%s", dir);
+				mode = dmode;
 			}
 			continue;
 		}
@@ -885,14 +932,16 @@ int sysinfo_record(json_t *system, char *const *globs, size_t nglobs)
 		if (rc)
 			return rc;
 		for (size_t j = 0; !rc && j < g.gl_pathc; j++) {
-			char real[PATH_MAX];
+			char real[PATH_MAX], dir[PATH_MAX];
+			unsigned dmode;
 			struct stat st;
 			size_t len;
 			/* The same filter as the check: a glob matches new pids and files. */
 			if (stat(g.gl_pathv[j], &st) || !S_ISREG(st.st_mode) ||
 			    !realpath(g.gl_pathv[j], real) || !under_sys_or_proc(real) ||
 			    record_denied(g.gl_pathv[j]) || record_denied(real) ||
-			    record_private(&st))
+			    record_private(&st) ||
+			    record_hidden_dir(real, dir, sizeof(dir), &dmode))
 				continue;
 			char *s = read_file(g.gl_pathv[j], &len, 0);
 			json_t *v = s ? str_json(s, len) : missing(errno);

@@ -50,6 +50,13 @@ cases=(
 	"record smaps|run --probes timer --record /proc/self/smaps --duration 60s|smaps"
 	"record kallsyms|run --probes timer --record /proc/kallsyms --duration 60s|/proc/kallsyms"
 	"record keys|run --probes timer --record /proc/keys --duration 60s|/proc/keys"
+	"record every process's stat (ASLR addresses)|run --probes timer --record /proc/[0-9]*/stat --duration 60s|stat"
+	"record a thread's stat|run --probes timer --record /proc/self/task/*/stat --duration 60s|stat"
+	"record own stat|run --probes timer --record /proc/self/stat --duration 60s|/proc/self/stat"
+	"record wchan|run --probes timer --record /proc/1/wchan --duration 60s|/proc/1/wchan"
+	"record timers|run --probes timer --record /proc/1/timers --duration 60s|/proc/1/timers"
+	"record a socket table|run --probes timer --record /proc/net/tcp --duration 60s|/proc/net/tcp"
+	"record a process's socket table|run --probes timer --record /proc/1/net/unix --duration 60s|/proc/1/net/unix"
 	"record a glob bomb|run --probes timer --record /sys/*/*/*/*/*/*/*/* --duration 60s|100000"
 )
 # A sysctl that only root may read (a secret key, 0600) where this kernel has one.
@@ -57,6 +64,10 @@ key=/proc/sys/net/ipv4/tcp_fastopen_key
 [ -e $key ] && [ "$(stat -c %a $key)" = 600 ] &&
 	cases+=("record a root-only sysctl|run --probes timer --record $key --duration 60s|$key")
 
+# A world-readable file in a directory only root may search (issue 28).
+hid=/proc/tty/driver/serial
+[ -e $hid ] && [ "$(stat -c %a /proc/tty/driver)" = 500 ] && [ "$(stat -c %a $hid)" = 444 ] &&
+	cases+=("record a file its directory hides|run --probes timer --record $hid --duration 60s|/proc/tty/driver is 0500")
 plan $((${#cases[@]} * 5 + 5))
 cd "$WORK" || exit 1
 set -f # the glob cases must reach rtsoak unexpanded
@@ -113,8 +124,9 @@ fi
 # The report holds nothing private now: it stays readable by all (SAFETY).
 [ "$(stat -c %a vm.json)" = 644 ]
 ok $? "the report is 0644 ($(stat -c %a vm.json))"
-# The limits leave room for real globs: every CPU's topology and every process's stat.
+# The limits leave room for real globs: every CPU's topology and every process's status
+# (stat holds addresses: refused above).
 "$RTSOAK" run --probes timer --loops 1 -q -o idle.json \
-	--record '/sys/devices/system/cpu/cpu*/topology/*' --record '/proc/[0-9]*/stat' 2>err
+	--record '/sys/devices/system/cpu/cpu*/topology/*' --record '/proc/[0-9]*/status' 2>err
 ok $? "globs under the limits run ($(head -c 300 err))"
 done_testing

@@ -5,7 +5,7 @@
 # it is, a directory, socket, block device or foreign symlink is refused
 # (exit 2, without measuring), a regular file is replaced atomically.
 # Every write error reaches the exit status (3), a report that cannot reach
-# its path falls back to $TMPDIR/rtsoak-PID.json and says so, and a temp
+# its path falls back to a new $TMPDIR/rtsoak-PID-RANDOM.json and says so, and a temp
 # file a killed run left is reported at the start.
 #
 # Device nodes are only ever made and written inside a private mount
