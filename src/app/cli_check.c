@@ -191,6 +191,35 @@ static int check_ab(struct run_config *cfg, const struct cli_parse *p)
 	return -1;
 }
 
+/* A checkpoint of a run that is gone (killed, or the machine crashed: its
+ * output lock, held above, is free) is moved aside with its series logs,
+ * never replaced: with the soak unit enabled, the boot after a crash would
+ * otherwise start a run that replaces the soak in its first minute.  Moved,
+ * not refused, so that such a unit starts again.  Returns -1 or the exit
+ * code (3: it could not be moved; nothing was replaced). */
+static int keep_unfinished(const struct run_config *cfg)
+{
+	char logs[2][PATH_MAX], moved[2 * PATH_MAX + 128];
+	const char *comp[2] = { logs[0], logs[1] };
+	int rc;
+
+	if (!strcmp(cfg->output, "-") || serieslog_path(cfg->output, 0, logs[0], PATH_MAX) ||
+	    serieslog_path(cfg->output, 1, logs[1], PATH_MAX))
+		return -1;
+	rc = output_keep_unfinished(cfg->output, comp, 2, moved, sizeof(moved));
+	if (rc < 0) {
+		rtsoak_error("--output: '%s' holds a run that did not finish (status running) and "
+			     "%s: move it away or remove it",
+			     cfg->output, moved);
+		return EXIT_ENV;
+	}
+	if (rc > 0)
+		rtsoak_error("'%s' held a run that did not finish (status running, its writer "
+			     "gone): moved%s into '%s/'",
+			     cfg->output, rc > 1 ? " with its series log" : "", moved);
+	return -1;
+}
+
 /* The report path and the tweaked files are this run's alone, and a machine
  * still tweaked by a crashed run is not the machine the user thinks they
  * measure (lock.h, tweak.h): checked for every run, with --set or not.  The
@@ -205,6 +234,10 @@ static int take_locks(struct run_config *cfg)
 	    rc != -ENOENT) {
 		rtsoak_error("%s", err);
 		return EXIT_ENV;
+	}
+	if ((rc = keep_unfinished(cfg)) >= 0) {
+		lock_release(&cfg->output_lock);
+		return rc;
 	}
 	rc = tweak_set_journal(&cfg->tweaks, cfg->output, cfg->force, err, sizeof(err));
 	if (!rc && err[0])

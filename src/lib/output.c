@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "output.h"
@@ -437,4 +438,162 @@ unsigned output_stale(void)
 		closedir(d);
 	}
 	return found;
+}
+
+/* ------------------------------------------------------ killed runs -- */
+
+/* The JSON string at *pp (just after its opening quote): its first bytes, raw, into out
+ * (truncated; a longer one gets a byte more than any name compared with), *pp after the
+ * closing quote.  False when the buffer ends inside it. */
+static bool scan_string(const char **pp, const char *end, char *out, size_t len)
+{
+	const char *p = *pp;
+	size_t n = 0;
+
+	for (; p < end && *p != '"'; p++) {
+		if (*p == '\\' && ++p == end)
+			return false;
+		if (n + 1 < len)
+			out[n++] = *p;
+	}
+	out[n] = '\0';
+	*pp = p + 1;
+	return p < end;
+}
+
+/* Whether the open file is a checkpoint: an rtsoak report (its "schema" says so) whose
+ * top-level "run" holds "status": "running".  Judged from the first MiB, scanned for
+ * structure (strings, nesting) without building it, so that a day's report is not parsed
+ * to start the next run; "run" follows only "schema" and "tool" (whose argv is the
+ * command line), and "status" follows run.start and run.end. */
+static bool running_report(int fd)
+{
+	const size_t max = 1 << 20;
+	char *buf = malloc(max), key[32] = "", str[32];
+	ssize_t n = buf ? pread(fd, buf, max, 0) : -1;
+	const char *p = buf, *end = buf + (n > 0 ? n : 0);
+	unsigned depth = 0;
+	bool schema = false, in_run = false, yes = false;
+
+	while (p < end) {
+		char c = *p++;
+		if (c == '{' || c == '[') {
+			in_run |= depth == 1 && c == '{' && !strcmp(key, "run");
+			depth++;
+		} else if (c == '}' || c == ']') {
+			if (!depth-- || (in_run && depth == 1))
+				break; /* "run" without a status */
+		} else if (c == '"') {
+			if (!scan_string(&p, end, str, sizeof(str)))
+				break;
+			const char *q = p;
+			while (q < end && (*q == ' ' || *q == '\n' || *q == '\t' || *q == '\r'))
+				q++;
+			if (q < end && *q == ':') {
+				memcpy(key, str, sizeof(key));
+				p = q + 1;
+				continue;
+			}
+			/* a value: the first one must be the schema's */
+			if (depth == 1 && !strcmp(key, "schema"))
+				schema = !strncmp(str, "rtsoak-report/", 14);
+			if (!schema)
+				break;
+			if (in_run && depth == 2 && !strcmp(key, "status")) {
+				yes = !strcmp(str, "running");
+				break;
+			}
+		} else if (depth == 1 && !schema && c != ' ' && c != '\n' && c != '\t' &&
+			   c != '\r') {
+			break; /* a first member that is not the schema */
+		}
+	}
+	free(buf);
+	return yes;
+}
+
+/* mkdir DIR/STEM.interrupted-TS[-N] (never an existing one): 0 with the name in out. */
+static int aside_dir(const char *real, time_t when, char *out, size_t len)
+{
+	const char *slash = strrchr(real, '/');
+	const char *base = slash ? slash + 1 : real;
+	size_t stem = strlen(base);
+	char ts[32];
+	struct tm tm;
+
+	if (stem > 5 && !strcmp(base + stem - 5, ".json"))
+		stem -= 5;
+	gmtime_r(&when, &tm);
+	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &tm);
+	for (unsigned k = 1; k <= 100; k++) {
+		char n[16] = "";
+		if (k > 1)
+			snprintf(n, sizeof(n), "-%u", k);
+		if ((size_t)snprintf(out, len, "%.*s%.*s.interrupted-%s%s",
+				     slash ? (int)(base - real) : 0, real, (int)stem, base, ts,
+				     n) >= len)
+			return -ENAMETOOLONG;
+		if (mkdir(out, 0755) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/* rename `from` into dir under its own name: 1, or 0 when it is not there. */
+static int move_into(const char *from, const char *dir, char *why, size_t len)
+{
+	const char *slash = strrchr(from, '/');
+	char to[PATH_MAX * 2];
+	struct stat st;
+
+	if (lstat(from, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	snprintf(to, sizeof(to), "%s/%s", dir, slash ? slash + 1 : from);
+	if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+		return 0; /* not a log: the run refuses it (cli_check) */
+	if (rename(from, to) < 0) {
+		int e = errno;
+		snprintf(why, len, "cannot move '%s' into '%s': %s", from, dir, strerror(e));
+		return -e;
+	}
+	return 1;
+}
+
+int output_keep_unfinished(const char *path, const char *const *comp, unsigned ncomp, char *moved,
+			   size_t len)
+{
+	char why[PATH_MAX + 128], dir[PATH_MAX];
+	struct target t;
+	struct stat st;
+	int fd, rc;
+
+	moved[0] = '\0';
+	if (resolve(path, &t, why, sizeof(why)) < 0 || t.kind != OUTPUT_FILE)
+		return 0;
+	fd = open(t.real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !running_report(fd)) {
+		close(fd);
+		return 0;
+	}
+	close(fd);
+	if ((rc = aside_dir(t.real, st.st_mtim.tv_sec, dir, sizeof(dir))) < 0) {
+		snprintf(moved, len, "cannot make a directory beside '%s' to keep it in: %s",
+			 t.real, strerror(-rc));
+		return rc;
+	}
+	int n = 1;
+	for (unsigned i = 0; i < ncomp; i++) {
+		if ((rc = move_into(comp[i], dir, moved, len)) < 0)
+			return rc;
+		n += rc;
+	}
+	if ((rc = move_into(t.real, dir, moved, len)) < 0)
+		return rc;
+	util_fsync_dir_of(t.real);
+	snprintf(moved, len, "%s", dir);
+	return n;
 }

@@ -59,4 +59,19 @@ void output_note_target(const char *path, enum output_format fmt);
  * than its target.  Nothing is deleted.  Returns how many were found. */
 unsigned output_stale(void);
 
+/* A report at `path` (an rtsoak report whose run.status is "running": a
+ * checkpoint) that no live run writes any more (the caller holds its output
+ * lock, lock.h) is the data of a killed run, not a file to replace: move it
+ * and the `ncomp` companions that exist (its series logs, full paths beside
+ * it) into a new directory beside it, STEM.interrupted-YYYYMMDDTHHMMSSZ
+ * (the report's last write, UTC; "-2", "-3", ... when that exists: an
+ * earlier one is never written into), under their own names, so the moved
+ * report still finds its series log.  Companions go first: a crash in
+ * between leaves the report where the next run moves it again.  Returns 0
+ * when nothing was to be moved, 1 + the companions moved with `moved`
+ * naming the directory, or
+ * -errno with `moved` saying what could not be done (nothing replaced). */
+int output_keep_unfinished(const char *path, const char *const *comp, unsigned ncomp, char *moved,
+			   size_t len) __attribute__((warn_unused_result));
+
 #endif
