@@ -471,7 +471,7 @@ static bool running_report(int fd)
 	const size_t max = 1 << 20;
 	char *buf = malloc(max), key[32] = "", str[32];
 	ssize_t n = buf ? pread(fd, buf, max, 0) : -1;
-	const char *p = buf, *end = buf + (n > 0 ? n : 0);
+	const char *p = buf, *end = n > 0 ? buf + n : buf;
 	unsigned depth = 0;
 	bool schema = false, in_run = false, yes = false;
 
