@@ -248,6 +248,7 @@ static int net_configure(struct probe_config *pc, const struct probe_env *env, c
 		c->sender_priority = env->priority;
 #endif
 	c->sender_fd = -1;
+	pthread_mutex_init(&c->sender_lock, NULL);
 	c->sender_cpu = -1;
 	c->family = family == 6 ? AF_INET6 : AF_INET;
 	if (target->given && !(rc = net_resolve(c, target->s, family, err, errlen)))
@@ -264,6 +265,7 @@ static int net_configure(struct probe_config *pc, const struct probe_env *env, c
 		}
 	}
 	if (rc) {
+		pthread_mutex_destroy(&c->sender_lock);
 		free(c);
 		return rc;
 	}
@@ -277,6 +279,10 @@ static void net_unconfigure(struct probe_config *pc)
 {
 	struct probe_net_conf *c = pc->conf;
 
+	/* Open when a receiver's prepare bound it but the sender never
+	 * started (another probe failed to set up). */
+	probe_net_close(&c->sender_fd);
+	pthread_mutex_destroy(&c->sender_lock);
 	free(c->slots);
 	free(c);
 }
