@@ -225,7 +225,8 @@ static int foreign_warning(struct report *r, const struct probe_thread *t, json_
 
 	if (foreign <= 0)
 		return 0;
-	bool bent = report_foreign_disturbs((uint64_t)foreign, received > 0 ? (uint64_t)received : 0);
+	bool bent =
+	    report_foreign_disturbs((uint64_t)foreign, received > 0 ? (uint64_t)received : 0);
 	if (bent && (r->status == REPORT_COMPLETE || r->status == REPORT_INTERRUPTED))
 		r->status = REPORT_DISTURBED;
 	return report_warn(r,

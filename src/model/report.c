@@ -17,10 +17,8 @@ const char *const report_pct_key[REPORT_NPCT] = {
 };
 
 static const char *const status_names[] = {
-	[REPORT_COMPLETE] = "complete",
-	[REPORT_INTERRUPTED] = "interrupted",
-	[REPORT_RUNNING] = "running",
-	[REPORT_FAILED] = "failed",
+	[REPORT_COMPLETE] = "complete",	  [REPORT_INTERRUPTED] = "interrupted",
+	[REPORT_RUNNING] = "running",	  [REPORT_FAILED] = "failed",
 	[REPORT_DISTURBED] = "disturbed",
 };
 
