@@ -17,9 +17,11 @@ const char *const report_pct_key[REPORT_NPCT] = {
 };
 
 static const char *const status_names[] = {
-	[REPORT_COMPLETE] = "complete",	  [REPORT_INTERRUPTED] = "interrupted",
-	[REPORT_RUNNING] = "running",	  [REPORT_FAILED] = "failed",
-	[REPORT_DISTURBED] = "disturbed",
+	[REPORT_COMPLETE] = "complete",	      /* ran to its end */
+	[REPORT_INTERRUPTED] = "interrupted", /* by a signal */
+	[REPORT_RUNNING] = "running",	      /* a checkpoint */
+	[REPORT_FAILED] = "failed",	      /* a probe failed */
+	[REPORT_DISTURBED] = "disturbed",     /* report_foreign_disturbs */
 };
 
 const char *report_status_name(enum report_status s)
