@@ -13,7 +13,7 @@ require_root
 require_python_jsonschema
 command -v setpriv >/dev/null || skip_all "setpriv (util-linux) is not installed"
 
-plan 24
+plan 25
 cd "$WORK" || exit 1
 AS_NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
 ncpu=$(ncpus)
@@ -150,10 +150,13 @@ for i in range(n):
     time.sleep(0.002)
 print(sent)
 EOF
-# spoof_run NAME N: a 5 s run whose receivers each get N forged packets.
+# spoof_run NAME N [ARGS...]: a run (5 s, or ARGS) whose receivers each get
+# N forged packets; its standard output in NAME.out.
 spoof_run() {
 	local name=$1 n=$2
-	"$RTSOAK" run --probes net --duration 5s -q -o "$name.json" 2>"$name.err" &
+	shift 2
+	[ $# -gt 0 ] || set -- run --probes net --duration 5s -q
+	"$RTSOAK" "$@" -o "$name.json" >"$name.out" 2>"$name.err" &
 	local pid=$!
 	wait_until 20 ready $pid || diag "$name: the sockets never showed up"
 	socks $pid >"$name.socks"
@@ -205,5 +208,13 @@ grep -q 'many.json: the run was disturbed' cmp.txt
 ok $? "compare warns that B was disturbed ($(grep -m1 disturbed cmp.txt))"
 "$RTSOAK" report many.json --html many.html 2>/dev/null && grep -q 'data-status="disturbed"' many.html
 ok $? "the HTML page carries the disturbed banner"
+
+# ab: the comparison of the arms says the run was disturbed too.
+T1=/proc/sys/vm/stat_interval # set to its own value: a no-op tweak
+spoof_run ab 200 ab --set "$T1=$(cat $T1)" --rounds 1 --round-duration 2s --probes net
+[ "$(cat ab.rc)" = 0 ] && [ "$(jget ab.json "r['run']['status']")" = disturbed ] &&
+	[ "$(jget ab.json "len([w for w in r['ab']['comparison']['warnings'] if w.endswith('ab.json: the run was disturbed (see its warnings)')])")" = 1 ] &&
+	grep -q 'ab.json: the run was disturbed' ab.out
+ok $? "ab: status disturbed, and its comparison warns ($(cat ab.rc), $(jget ab.json "r['ab']['comparison']['warnings']" 2>&1 | head -c 300))"
 
 done_testing
