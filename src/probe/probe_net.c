@@ -30,7 +30,10 @@
  * loopback: queued after the receiver stopped); lost =
  * sent - received - late - pending, never negative; reordered (a sequence
  * below the highest seen); duplicate; foreign (not ours: wrong magic,
- * version, length or token; ignored); errors (failed sends and receives,
+ * version, length or token; ignored, but the session warns and may call the
+ * run disturbed: every receiver is connected to its sender or target, so
+ * the kernel drops other sources' datagrams and only a forged source gets
+ * here); errors (failed sends and receives,
  * ICMP errors); clamped.  Loopback adds untimestamped (samples without a
  * kernel timestamp: total only) and, on the first measured CPU's results,
  * the family's sender_cpu, sender_on_measured_cpu, sender_missed and how
