@@ -119,8 +119,10 @@ ok $? "each receiver is connected to the sender, everything on 127.0.0.1"
 ok $? "the kernel dropped the flood: foreign 0 on every CPU ($(foreign v4.json))"
 [ "$(jget v4.json "r['run']['status']")" = complete ] && [ "$(nwarn v4.json)" = 0 ]
 ok $? "status complete, no foreign warning ($(jget v4.json "r['run']['status']"))"
-[ "$(jget v4.json "all(x['counters']['lost'] == 0 and x['counters']['received'] > 0 for x in r['results'] if x['probe'] == 'net' and x['phase'] == 'all')")" = true ]
-ok $? "the probe's own datagrams all arrived"
+# (Not "nothing lost": the flood shares the loopback backlog of the CPU it
+# runs on with the sender, and may crowd a datagram out there.)
+[ "$(jget v4.json "all(x['counters']['received'] > 0 for x in r['results'] if x['probe'] == 'net' and x['phase'] == 'all')")" = true ]
+ok $? "every receiver measured through the flood ($(jget v4.json "[(x['cpu'], x['counters']['received'], x['counters']['lost']) for x in r['results'] if x['probe'] == 'net' and x['phase'] == 'all']"))"
 
 # --- IPv6 likewise
 if ip -6 addr show dev lo 2>/dev/null | grep -q '::1/128'; then
