@@ -13,12 +13,13 @@ require_root
 require_python_jsonschema
 command -v setpriv >/dev/null || skip_all "setpriv (util-linux) is not installed"
 
-plan 25
+plan 26
 cd "$WORK" || exit 1
 AS_NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
 ncpu=$(ncpus)
 
-# socks PID: the process's UDP sockets, "FAMILY LOCALIP LPORT REMIP RPORT".
+# socks PID: the process's UDP sockets, "FAMILY LOCALIP LPORT REMIP RPORT
+# RXQUEUE" (bytes queued on it).
 cat >socks.py <<'EOF'
 import os, socket, sys
 pid = sys.argv[1]
@@ -42,7 +43,7 @@ for f, v6 in (("/proc/net/udp", False), ("/proc/net/udp6", True)):
         p = line.split()
         if p[9] in inodes:
             l, r = addr(p[1], v6), addr(p[2], v6)
-            print(6 if v6 else 4, l[0], l[1], r[0], r[1])
+            print(6 if v6 else 4, l[0], l[1], r[0], r[1], int(p[4].split(":")[1], 16))
 EOF
 socks() { "$PYTHON3" socks.py "$1" 2>/dev/null; }
 # ready PID: the receivers and the sender are all up (old code: the sender
@@ -83,6 +84,7 @@ flood_run() {
 	# shellcheck disable=SC2046
 	$AS_NOBODY "$PYTHON3" flood.py "$fam" "$host" 2 $(awk '{print $3}' "$name.socks" | sort -u) \
 		>"$name.sent" 2>"$name.flood.err"
+	socks $pid >"$name.after"
 	wait $pid
 	echo $? >"$name.rc"
 }
@@ -115,6 +117,10 @@ for b in bad:
 sys.exit(1 if bad else 0)
 EOF
 ok $? "each receiver is connected to the sender, everything on 127.0.0.1"
+# The sender never reads: what the flood sent it must not pile up there.
+sender=$(awk '$5 != 0 {print $4, $5; exit}' v4.socks)
+[ -n "$sender" ] && [ "$(awk -v s="$sender" '$2 " " $3 == s {print $6}' v4.after)" = 0 ]
+ok $? "right after the flood nothing is queued on the sender's socket ($(tr '\n' ';' <v4.after))"
 [ "$(foreign_sum v4.json)" = 0 ]
 ok $? "the kernel dropped the flood: foreign 0 on every CPU ($(foreign v4.json))"
 [ "$(jget v4.json "r['run']['status']")" = complete ] && [ "$(nwarn v4.json)" = 0 ]
