@@ -135,7 +135,13 @@ static void put_head(struct cpage *cp)
 		}
 	for (unsigned s = 0; s < 2; s++) {
 		const struct report *r = s ? c->b : c->a;
-		if (r->status != REPORT_COMPLETE)
+		if (r->status == REPORT_DISTURBED)
+			fprintf(f,
+				"<p class=\"note\" id=\"status-banner-%c\">%c is a disturbed run: "
+				"packets from outside rtsoak woke its probe threads (see its "
+				"warnings).</p>\n",
+				s ? 'b' : 'a', s ? 'B' : 'A');
+		else if (r->status != REPORT_COMPLETE)
 			fprintf(f,
 				"<p class=\"note\" id=\"status-banner-%c\">%c is %s report (status "
 				"%s): it does not cover a whole run.</p>\n",

@@ -324,6 +324,12 @@ static void put_banner(struct html_page *pg)
 		      "failed: the results are incomplete (see the warnings).</p>\n",
 		      pg->f);
 		break;
+	case REPORT_DISTURBED:
+		fputs("<p class=\"note\" id=\"status-banner\" data-status=\"disturbed\">"
+		      "Disturbed: packets from outside rtsoak woke its probe threads often enough "
+		      "to bend the results (see the warnings).</p>\n",
+		      pg->f);
+		break;
 	case REPORT_COMPLETE:
 		break;
 	}

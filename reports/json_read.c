@@ -1387,7 +1387,8 @@ static int read_root(struct rd *rd, struct report *r, json_t *root)
 	    (rc = get_u64(rd, run, "series_until_ns", "run", false, &r->series_until_ns, NULL)))
 		return rc;
 	if (report_status_parse(status, &r->status))
-		return fail(rd, "run.status", "is not complete, interrupted, running or failed");
+		return fail(rd, "run.status",
+			    "is not complete, interrupted, running, failed or disturbed");
 	if (!json_is_boolean(json_object_get(run, "realtime")))
 		return fail(rd, "run.realtime", "is not a boolean");
 	r->realtime = json_is_true(json_object_get(run, "realtime"));

@@ -184,7 +184,7 @@ static void run_families(struct out *o, const struct report *r)
 	/* One-hot over every status, the Prometheus way to export an enum: an alert can match
 	 * rtsoak_run_state{state="failed"} == 1, and a status that appears is a 0 -> 1 change,
 	 * not a new series. */
-	for (enum report_status s = REPORT_COMPLETE; s <= REPORT_FAILED; s++) {
+	for (enum report_status s = REPORT_COMPLETE; s <= REPORT_DISTURBED; s++) {
 		sample(o, &run_state);
 		put_label(f, false, "state", report_status_name(s));
 		fputc('}', f);

@@ -519,6 +519,7 @@ static void title(FILE *out, const struct text_layout *L, const struct report *r
 		break;
 	case REPORT_RUNNING:
 	case REPORT_FAILED:
+	case REPORT_DISTURBED:
 		status = SGR_RED;
 		break;
 	}

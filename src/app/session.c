@@ -780,6 +780,8 @@ static void wind_down(struct session *s, struct report *r)
 		s->restore_failed = true;
 	}
 	session_output_note_failures(s, r);
+	/* Complete or interrupted becomes disturbed when the results are built
+	 * and a probe's counters say so (session_output.c, foreign_warning). */
 	r->status = s->failed ? REPORT_FAILED : s->sig ? REPORT_INTERRUPTED : REPORT_COMPLETE;
 	if (s->sig)
 		report_warn(r, "interrupted by %s", strsignal(s->sig));

@@ -213,6 +213,31 @@ void session_output_publish(struct session *s, struct report *r, bool json, bool
 	report_clear_results(r, keep);
 }
 
+/* Packets that were not the probe's own reached its thread anyway (a
+ * local user flooding a port, a spoofed source): each one woke the
+ * SCHED_FIFO thread on the measured CPU for nothing.  Any is a warning;
+ * enough of them (report_foreign_disturbs) make the final report's status
+ * disturbed -- a checkpoint stays running, a failed run failed. */
+static int foreign_warning(struct report *r, const struct probe_thread *t, json_t *counters)
+{
+	json_int_t foreign = json_integer_value(json_object_get(counters, "foreign"));
+	json_int_t received = json_integer_value(json_object_get(counters, "received"));
+
+	if (foreign <= 0)
+		return 0;
+	bool bent =
+	    report_foreign_disturbs((uint64_t)foreign, received > 0 ? (uint64_t)received : 0);
+	if (bent && (r->status == REPORT_COMPLETE || r->status == REPORT_INTERRUPTED))
+		r->status = REPORT_DISTURBED;
+	return report_warn(r,
+			   "%s on CPU %d: %lld foreign packet(s) woke the probe thread (not from "
+			   "its own sender or target; each one measured nothing) for %lld "
+			   "sample(s): %s %d %% of them%s",
+			   t->pc->results[0], t->cpu, (long long)foreign, (long long)received,
+			   bent ? "more than" : "at most", REPORT_FOREIGN_PCT,
+			   bent ? ", the results are disturbed" : "");
+}
+
 static int add_result(struct report *r, const struct probe_thread *t, unsigned k, const char *phase,
 		      const struct recorder *rec)
 {
@@ -236,6 +261,8 @@ static int add_result(struct report *r, const struct probe_thread *t, unsigned k
 		    report_warn(r, "%s on CPU %d: 100 %% loss%s%s (%lld sent, none answered)",
 				t->pc->results[k], t->cpu, to ? " to " : "", to ? to + 7 : "",
 				(long long)sent) < 0)
+			return -ENOMEM;
+		if (k == 0 && foreign_warning(r, t, res->counters) < 0)
 			return -ENOMEM;
 	}
 	return 0;

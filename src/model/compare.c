@@ -669,6 +669,11 @@ int compare_build_ab(struct comparison *c, const struct report *r, const char *p
 	c->path_a = c->path_b = path;
 	one_run(c);
 	c->ab = true;
+	/* Foreign packets may have bent one arm and not the other. */
+	if (r->status == REPORT_DISTURBED &&
+	    add_str(&c->warnings, &c->nwarnings, "%s: the run was disturbed (see its warnings)",
+		    path) < 0)
+		return -ENOMEM;
 	set_opts(c, o);
 	if (!(c->differences = json_array()))
 		return -ENOMEM;

@@ -17,10 +17,11 @@ const char *const report_pct_key[REPORT_NPCT] = {
 };
 
 static const char *const status_names[] = {
-	[REPORT_COMPLETE] = "complete",
-	[REPORT_INTERRUPTED] = "interrupted",
-	[REPORT_RUNNING] = "running",
-	[REPORT_FAILED] = "failed",
+	[REPORT_COMPLETE] = "complete",	      /* ran to its end */
+	[REPORT_INTERRUPTED] = "interrupted", /* by a signal */
+	[REPORT_RUNNING] = "running",	      /* a checkpoint */
+	[REPORT_FAILED] = "failed",	      /* a probe failed */
+	[REPORT_DISTURBED] = "disturbed",     /* report_foreign_disturbs */
 };
 
 const char *report_status_name(enum report_status s)
@@ -36,6 +37,13 @@ int report_status_parse(const char *name, enum report_status *out)
 			return 0;
 		}
 	return -EINVAL;
+}
+
+bool report_foreign_disturbs(uint64_t foreign, uint64_t received)
+{
+	/* One stray wake-up in a hundred samples is no longer noise: the
+	 * tail percentiles are made of fewer samples than that. */
+	return foreign > 0 && (double)foreign * 100 > (double)received * REPORT_FOREIGN_PCT;
 }
 
 int report_warn(struct report *r, const char *fmt, ...)

@@ -44,6 +44,10 @@ enum report_status {
 	REPORT_INTERRUPTED,
 	REPORT_RUNNING,
 	REPORT_FAILED,
+	/* Finished (or interrupted), but something outside rtsoak woke its
+	 * probe threads often enough to bend the results: see
+	 * report_foreign_disturbs.  Last, so the others keep their values. */
+	REPORT_DISTURBED,
 };
 
 /* The percentiles every result carries, in order. */
@@ -152,6 +156,13 @@ struct report {
 
 const char *report_status_name(enum report_status s);
 int report_status_parse(const char *name, enum report_status *out);
+
+/* Foreign packets (a probe's `foreign` counter: not its own, each one a
+ * wake-up of its SCHED_FIFO thread that measured nothing) that make a run
+ * disturbed: more than REPORT_FOREIGN_PCT % of the thread's samples
+ * (`received`).  Any at all is a warning. */
+#define REPORT_FOREIGN_PCT 1
+bool report_foreign_disturbs(uint64_t foreign, uint64_t received);
 
 /* Append a warning (printf-style).  Returns 0 or -ENOMEM. */
 int report_warn(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

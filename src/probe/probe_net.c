@@ -30,7 +30,10 @@
  * loopback: queued after the receiver stopped); lost =
  * sent - received - late - pending, never negative; reordered (a sequence
  * below the highest seen); duplicate; foreign (not ours: wrong magic,
- * version, length or token; ignored); errors (failed sends and receives,
+ * version, length or token; ignored, but the session warns and may call the
+ * run disturbed: every receiver is connected to its sender or target, so
+ * the kernel drops other sources' datagrams and only a forged source gets
+ * here); errors (failed sends and receives,
  * ICMP errors); clamped.  Loopback adds untimestamped (samples without a
  * kernel timestamp: total only) and, on the first measured CPU's results,
  * the family's sender_cpu, sender_on_measured_cpu, sender_missed and how
@@ -248,6 +251,7 @@ static int net_configure(struct probe_config *pc, const struct probe_env *env, c
 		c->sender_priority = env->priority;
 #endif
 	c->sender_fd = -1;
+	pthread_mutex_init(&c->sender_lock, NULL);
 	c->sender_cpu = -1;
 	c->family = family == 6 ? AF_INET6 : AF_INET;
 	if (target->given && !(rc = net_resolve(c, target->s, family, err, errlen)))
@@ -264,6 +268,7 @@ static int net_configure(struct probe_config *pc, const struct probe_env *env, c
 		}
 	}
 	if (rc) {
+		pthread_mutex_destroy(&c->sender_lock);
 		free(c);
 		return rc;
 	}
@@ -277,6 +282,10 @@ static void net_unconfigure(struct probe_config *pc)
 {
 	struct probe_net_conf *c = pc->conf;
 
+	/* Open when a receiver's prepare bound it but the sender never
+	 * started (another probe failed to set up). */
+	probe_net_close(&c->sender_fd);
+	pthread_mutex_destroy(&c->sender_lock);
 	free(c->slots);
 	free(c);
 }

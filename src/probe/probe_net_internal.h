@@ -82,11 +82,19 @@ struct probe_net_conf {
 	unsigned nslots;
 	struct probe_net_slot *slots;
 
+	/* The sender's socket, bound to loopback by the first receiver's
+	 * prepare (under sender_lock: the receivers prepare in parallel) so
+	 * that every receiver can connect() to its address: the kernel then
+	 * drops any other source's datagram before it wakes a receiver. */
+	pthread_mutex_t sender_lock;
+	int sender_fd;
+	struct sockaddr_storage sender_addr;
+	socklen_t sender_addrlen;
+
 	/* The family's: written in family_start, by the sender, and in
 	 * family_stop; read by the counters hook after the sender is joined. */
 	pthread_t sender;
 	bool sender_running; /* atomic: receivers' cleanup reads it */
-	int sender_fd;
 	int sender_cpu;
 	bool sender_shares_cpu; /* no unmeasured CPU was left for it */
 	uint64_t offset_gap_ns; /* clock read gap of the first offset: its error bound x 2 */

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/filter.h>
 #include <linux/net_tstamp.h>
 
 #include "cpuset.h"
@@ -41,29 +42,87 @@ static bool net_enable_timestamps(int fd)
 	return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags)) == 0;
 }
 
-int probe_net_local_prepare(struct probe_thread *t, struct probe_net_conf *c,
-			    struct probe_net_slot *s)
+/* The loopback address of the family, port 0 (any). */
+static void net_loopback(int family, struct sockaddr_storage *a, socklen_t *len)
 {
-	struct sockaddr_storage *a = &s->addr;
-
 	memset(a, 0, sizeof(*a));
-	if (c->family == AF_INET6) {
+	if (family == AF_INET6) {
 		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)a;
 		in6->sin6_family = AF_INET6;
 		in6->sin6_addr = in6addr_loopback;
-		s->addrlen = sizeof(*in6);
+		*len = sizeof(*in6);
 	} else {
 		struct sockaddr_in *in = (struct sockaddr_in *)a;
 		in->sin_family = AF_INET;
 		in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		s->addrlen = sizeof(*in);
+		*len = sizeof(*in);
 	}
+}
+
+/* The sender's socket, made once for the family by whichever receiver
+ * prepares first: bound to loopback, so that the receivers can connect to
+ * its address (and it is no longer reachable from other interfaces, as an
+ * autobound socket on the wildcard address was).  It never reads: a filter
+ * that accepts nothing keeps anyone else's datagrams from queueing on it. */
+static int net_sender_socket(struct probe_thread *t, struct probe_net_conf *c)
+{
+	struct sock_filter drop[] = { BPF_STMT(BPF_RET | BPF_K, 0) };
+	struct sock_fprog prog = { .len = 1, .filter = drop };
+	const char *what = NULL;
+	int fd, e = 0;
+
+	pthread_mutex_lock(&c->sender_lock);
+	if (c->sender_fd >= 0)
+		goto out;
+	net_loopback(c->family, &c->sender_addr, &c->sender_addrlen);
+	if ((fd = socket(c->family, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0) {
+		e = errno;
+		what = "sender socket";
+	} else if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0) {
+		e = errno;
+		what = "sender socket filter";
+	} else if (bind(fd, (struct sockaddr *)&c->sender_addr, c->sender_addrlen) < 0 ||
+		   getsockname(fd, (struct sockaddr *)&c->sender_addr, &c->sender_addrlen) < 0) {
+		e = errno;
+		what = c->family == AF_INET6 ? "cannot bind the sender to [::1]"
+					     : "cannot bind the sender to 127.0.0.1";
+	}
+	if (e && fd >= 0)
+		(void)close(fd);
+	else if (!e)
+		c->sender_fd = fd;
+out:
+	pthread_mutex_unlock(&c->sender_lock);
+	return e ? probe_net_fail(t, e, what) : 0;
+}
+
+int probe_net_local_prepare(struct probe_thread *t, struct probe_net_conf *c,
+			    struct probe_net_slot *s)
+{
+	struct sockaddr_storage *a = &s->addr;
+	char junk[1];
+	int rc;
+
+	if ((rc = net_sender_socket(t, c)))
+		return rc;
+	net_loopback(c->family, a, &s->addrlen);
 	if (bind(s->fd, (struct sockaddr *)a, s->addrlen) < 0)
 		return probe_net_fail(t, errno,
 				      c->family == AF_INET6 ? "cannot bind to [::1]"
 							    : "cannot bind to 127.0.0.1");
+	/* Connected to the sender: the kernel delivers only the sender's
+	 * datagrams to this socket and drops anyone else's (a local user
+	 * flooding the port shown by `ss -uln`) in the sender's context,
+	 * before this measured thread is woken.  Without it every stray
+	 * datagram would wake the SCHED_FIFO receiver on the measured CPU. */
+	if (connect(s->fd, (const struct sockaddr *)&c->sender_addr, c->sender_addrlen) < 0)
+		return probe_net_fail(t, errno, "cannot connect to the sender");
 	if (getsockname(s->fd, (struct sockaddr *)a, &s->addrlen) < 0)
 		return probe_net_fail(t, errno, "getsockname");
+	/* Whatever reached the port between bind and connect: before the
+	 * measurement, it woke nobody; not ours, so not kept either. */
+	while (recv(s->fd, junk, sizeof(junk), MSG_DONTWAIT | MSG_TRUNC) >= 0)
+		;
 	if (probe_net_set_rcvtimeo(s->fd, NET_POLL_NS) < 0)
 		return probe_net_fail(t, errno, "SO_RCVTIMEO");
 	/* Without them the total is still measured; the split is not, and
@@ -122,7 +181,10 @@ int probe_net_local_run(struct probe_thread *t)
 			 * a lost kick costs at most NET_POLL_NS. */
 			if (e == EINTR || e == EAGAIN || e == EWOULDBLOCK)
 				continue;
-			if (e == ENOMEM || e == ENOBUFS) {
+			/* ICMP errors queued on the connected socket (forged:
+			 * it never sends) must not end the run either. */
+			if (e == ENOMEM || e == ENOBUFS || e == ECONNREFUSED || e == EHOSTUNREACH ||
+			    e == ENETUNREACH) {
 				s->errors++;
 				continue;
 			}
@@ -319,11 +381,9 @@ int probe_net_local_start(struct probe_family *f, char *err, size_t errlen)
 	    0;
 	c->sender_error = 0;
 	c->sender_cpu = net_sender_cpu(c, f->env, &c->sender_shares_cpu);
-	c->sender_fd = socket(c->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (c->sender_fd < 0) {
-		rc = errno;
-		snprintf(err, errlen, "sender socket: %s", strerror(rc));
-		return -rc;
+	if (c->sender_fd < 0) { /* made by the receivers' prepare */
+		snprintf(err, errlen, "sender socket: not open");
+		return -EBADF;
 	}
 	/* Before the first datagram: published to the receivers by the send
 	 * itself (a syscall and a wake-up order it). */

@@ -104,7 +104,7 @@ else:
         if lab.get(k) != want:
             bad("run_info %s=%r, want %r" % (k, lab.get(k), want))
 states = {dict(k)["state"]: v for k, v in series.get("rtsoak_run_state", {}).items()}
-want = {s: int(s == r["run"]["status"]) for s in ("complete", "interrupted", "running", "failed")}
+want = {s: int(s == r["run"]["status"]) for s in ("complete", "interrupted", "running", "failed", "disturbed")}
 if states != want:
     bad("run_state %s, want %s" % (states, want))
 import calendar, time
