@@ -10,7 +10,7 @@ require_root
 "$RTSOAK" loads | grep -q "^exec:" || skip_all "the exec load is not registered"
 command -v setsid >/dev/null || skip_all "setsid (util-linux) is not installed"
 
-plan 7
+plan 8
 cd "$WORK" || exit 1
 trap 'p=$(tagged_pids); [ -n "$p" ] && kill -9 $p 2>/dev/null; rm -rf "$WORK"' EXIT
 mkdir wd
@@ -21,7 +21,7 @@ D1=300.$$1 D2=300.$$2 D3=300.$$3
 # --- 1. a daemonizer, restarted every time it exits 0: every start leaves a
 # setsid'd sleep (the old code: one per restart after the run)
 rtsoak_tagged run --probes timer -D 2s --cpus 0 --workdir wd -q -o d.json \
-	--loads "exec:cmd=setsid sleep $D1 & sleep $D2 & exit 0" 2>d.err
+	--loads "exec:cmd=setsid sleep $D1 & sleep $D2 & sleep 0.2; exit 0" 2>d.err
 ok $? "daemonizer: the run succeeds ($(head -c 200 d.err))"
 starts=$(jget d.json 'r["loads"][0]["ops"]')
 [ "$starts" -ge 2 ]
@@ -30,6 +30,24 @@ left=$(tagged_pids)
 [ -z "$left" ]
 ok $? "daemonizer: no process of the load is left after the run (left: ${left:-none})"
 [ -n "$left" ] && kill -9 $left 2>/dev/null
+
+# --- 1b. while it runs: a start's daemon dies with that start (the old code kept one more
+# after every restart)
+D4=300.$$4
+$TAGGED "$RTSOAK" run --probes timer -D 4s --cpus 0 --workdir wd -q -o d2.json \
+	--loads "exec:cmd=setsid sleep $D4 & sleep 0.2; exit 0" 2>d2.err &
+rt=$!
+most=0
+while kill -0 $rt 2>/dev/null; do
+	n=$(pgrep -fc "^sleep $D4\$")
+	[ "$n" -gt "$most" ] && most=$n
+	sleep 0.1
+done
+wait $rt
+rc=$?
+starts=$(jget d2.json 'r["loads"][0]["ops"]' 2>/dev/null)
+[ $rc -eq 0 ] && [ "${starts:-0}" -ge 3 ] && [ "$most" -le 1 ]
+ok $? "daemonizer: at most one of its daemons at any time during the run ($most at most, $starts starts, exit $rc)"
 
 # --- 2. the command's signal state, and a SIGKILL of rtsoak while a daemon
 # of the command runs
