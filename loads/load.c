@@ -83,10 +83,26 @@ static unsigned kill_found_children(pid_t me)
 	return n;
 }
 
+/* Whether /proc numbers processes as we do: in a pid namespace whose /proc is
+ * the parent's, a pid read there is not ours to kill(). */
+static bool proc_is_ours(pid_t me)
+{
+	char self[32];
+	ssize_t n = readlink("/proc/self", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		return false;
+	self[n] = '\0';
+	return atoi(self) == me;
+}
+
 void load_kill_children(void)
 {
 	pid_t me = getpid();
+	bool scan = proc_is_ours(me);
+	struct timespec t0, now;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		pid_t r;
 		while ((r = waitpid(-1, NULL, WNOHANG)) > 0)
@@ -96,11 +112,18 @@ void load_kill_children(void)
 		/* A child found by none of the scans (forked just after it, or
 		 * reparented to us from a grandchild killed meanwhile) is found
 		 * by the next one; a child killed is reaped above.  The scans
-		 * end because a SIGKILLed process forks no more. */
-		if (!kill_found_children(me)) {
+		 * end because a SIGKILLed process forks no more.  A pid read in
+		 * /proc is killed before it is reaped, so it is still our child
+		 * (a zombie keeps its pid): never someone else's.  Bounded all
+		 * the same (5 s): what cannot be found (a foreign /proc) is left
+		 * to whoever reaps for us next. */
+		if (!scan || !kill_found_children(me)) {
 			struct timespec ts = { 0, 1000 * 1000 };
 			nanosleep(&ts, NULL);
 		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - t0.tv_sec > 5)
+			return;
 	}
 }
 

@@ -144,7 +144,9 @@ void load_sleep(const struct load_worker *w, uint64_t ns);
  * including what is reparented to it meanwhile: called by a process that is
  * a PR_SET_CHILD_SUBREAPER (the supervisor at the end of a run, an exec
  * worker when its command exits), it leaves no descendant behind, not even
- * one that left the process group with setsid() (a daemon). */
+ * one that left the process group with setsid() (a daemon).  Children are
+ * found in /proc; where /proc is not of our pid namespace nothing is killed,
+ * only reaped, and it gives up after 5 s (a process stuck in the kernel). */
 void load_kill_children(void);
 
 /* Parse one --loads entry ("cpu:load=50:kind=float") into inst, applying

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 require_python_jsonschema
 
-plan 21
+plan 22
 cd "$WORK" || exit 1
 
 # put ROOT PATH VALUE: one file of a fixture tree.
