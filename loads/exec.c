@@ -84,7 +84,7 @@ static unsigned exec_workers(const struct load_instance *inst, bool *pinned)
  * and the worker ignore SIGINT, SIGHUP and SIGUSR2 (Ctrl-C and the
  * checkpoint signal are rtsoak's), and an ignored signal stays ignored
  * across exec: a command would silently never see them. */
-static void exec_child(const char *cmd, struct load_counters *ctr)
+static void exec_child(const char *cmd, struct load_counters *ctr, pid_t worker)
 {
 	sigset_t none;
 	int fd = open("/dev/null", O_RDONLY);
@@ -104,8 +104,11 @@ static void exec_child(const char *cmd, struct load_counters *ctr)
 	}
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	/* Dies with its worker, as the command did when it was the worker. */
+	/* Dies with its worker, as the command did when it was the worker
+	 * (and not at all if the worker died before the prctl). */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != worker)
+		_exit(127);
 	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 	load_count_error(ctr, errno);
 	_exit(127);
@@ -137,12 +140,13 @@ static int exec_run(struct load_worker *w)
 	if (*w->stop)
 		return 0;
 	load_count(w->ctr, 1, 0);
+	pid_t worker = getpid();
 	if ((pid = fork()) < 0) {
 		load_count_error(w->ctr, errno);
 		return 127;
 	}
 	if (pid == 0)
-		exec_child(cmd, w->ctr);
+		exec_child(cmd, w->ctr, worker);
 	/* Until the command exits or the supervisor stops us (SIGTERM to the
 	 * group, which the command gets too); orphans are reaped meanwhile. */
 	while (!*w->stop) {
