@@ -140,6 +140,15 @@ static inline void load_count_error(struct load_counters *c, int err)
 /* Sleep up to `ns` unless stopped first; for back-off in workers. */
 void load_sleep(const struct load_worker *w, uint64_t ns);
 
+/* SIGKILL and reap every child of the calling process until none is left,
+ * including what is reparented to it meanwhile: called by a process that is
+ * a PR_SET_CHILD_SUBREAPER (the supervisor at the end of a run, an exec
+ * worker when its command exits), it leaves no descendant behind, not even
+ * one that left the process group with setsid() (a daemon).  Children are
+ * found in /proc; where /proc is not of our pid namespace nothing is killed,
+ * only reaped, and it gives up after 5 s (a process stuck in the kernel). */
+void load_kill_children(void);
+
 /* Parse one --loads entry ("cpu:load=50:kind=float") into inst, applying
  * defaults and the load's .unavailable.  0, or -errno with a one-line
  * reason naming the load, the option and the valid choices.  The caller

@@ -279,6 +279,7 @@ static void remove_dir(struct load_supervisor *s)
 static void finish(struct load_supervisor *s)
 {
 	apply_phase(s, 0);
+	load_kill_children();
 	for (unsigned i = 0; i < s->n; i++) {
 		struct load_instance *inst = &s->inst[i];
 		if (inst->ops->stop)
@@ -307,6 +308,9 @@ static void supervisor_main(struct load_supervisor *s, int cmd_rd, int ack_wr,
 	char ok = 0;
 
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	/* What a SIGKILLed worker leaves behind comes to us, not to init, and
+	 * finish() kills it: no load process outlives the run. */
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
 	(void)prctl(PR_SET_NAME, "rtsoak-loads");
 	signal(SIGINT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);

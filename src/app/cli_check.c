@@ -341,6 +341,29 @@ static void resolve_series(struct run_config *cfg)
 		cfg->series_ns = (fit + NSEC_PER_SEC - 1) / NSEC_PER_SEC * NSEC_PER_SEC;
 }
 
+/* --schedule rotate with a --duration too short for every phase to get its turn: the last
+ * phases would be in the report with no sample, a question the run was asked and cannot
+ * answer.  Refused before anything runs (a --loops run, or one ended early, only says so at
+ * the end: session.c). */
+static int check_rotate_covers(const struct run_config *cfg, const struct cli_parse *p)
+{
+	unsigned nphases = cfg->nloads + 1;
+	uint64_t covered;
+
+	if (!cfg->rotate || cfg->ab || !cfg->duration_ns || !cfg->phase_ns)
+		return -1;
+	covered = (cfg->duration_ns + cfg->phase_ns - 1) / cfg->phase_ns;
+	if (covered >= nphases)
+		return -1;
+	rtsoak_error("--schedule rotate: --duration %.9gs%s gives %llu of the %u phases (idle and "
+		     "each load, %.9gs each) a turn: make it at least %.9gs, or shorten "
+		     "--phase-duration",
+		     (double)cfg->duration_ns / 1e9, p->duration_given ? "" : " (the default)",
+		     (unsigned long long)covered, nphases, (double)cfg->phase_ns / 1e9,
+		     (double)cfg->phase_ns * nphases / 1e9);
+	return EXIT_USAGE;
+}
+
 int cli_check_config(struct cli_parse *p)
 {
 	struct run_config *cfg = p->cfg;
@@ -367,6 +390,8 @@ int cli_check_config(struct cli_parse *p)
 		rtsoak_error("--schedule rotate: needs --loads (phases are idle and each load)");
 		return EXIT_USAGE;
 	}
+	if ((rc = check_rotate_covers(cfg, p)) >= 0)
+		return rc;
 #ifndef HAVE_TRACEFS
 	/* Before anything is measured, not at the set-up. */
 	if (cfg->trace) {

@@ -164,6 +164,16 @@ json_t *phase_report(const struct phase_plan *p, const struct run_config *cfg, u
 	return arr;
 }
 
+int phase_never_ran(const struct phase_plan *p, unsigned from, char *name, size_t len)
+{
+	for (unsigned k = from; k < p->n; k++)
+		if (!p->time_ns[k] && !json_array_size(p->occurrences[k])) {
+			snprintf(name, len, "%s", p->name[k]);
+			return (int)k;
+		}
+	return -1;
+}
+
 void phase_plan_free(struct phase_plan *p)
 {
 	for (unsigned i = 0; i < p->n; i++) {

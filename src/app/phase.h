@@ -55,6 +55,9 @@ unsigned phase_at(const struct phase_plan *p, uint64_t t_ns);
 uint64_t phase_load_active_ns(const struct phase_plan *p, unsigned i, uint64_t now_ns);
 /* The report's "phases" array as of now_ns (the open occurrence up to it). */
 json_t *phase_report(const struct phase_plan *p, const struct run_config *cfg, uint64_t now_ns);
+/* After phase_end: the first phase from `from` on that never ran (no occurrence: the run
+ * ended before its turn), its name in `name`; -1 when every one ran. */
+int phase_never_ran(const struct phase_plan *p, unsigned from, char *name, size_t len);
 void phase_plan_free(struct phase_plan *p);
 
 #endif

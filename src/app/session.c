@@ -766,6 +766,17 @@ static void wind_down(struct session *s, struct report *r)
 	session_trace_tick(s, true);
 	session_output_set_times(r, s, (s->end ? s->end : util_now_ns(CLOCK_MONOTONIC)) - s->t0);
 	phase_end(&s->phases, r->duration_ns);
+	/* --schedule rotate: a phase the run ended before (a --loops run, a
+	 * signal) is in the report with no sample; say so, once for each. */
+	if (cfg->rotate && !cfg->ab) {
+		char name[sizeof(s->phases.name[0])];
+		for (int k = phase_never_ran(&s->phases, 0, name, sizeof(name)); k >= 0;
+		     k = phase_never_ran(&s->phases, (unsigned)k + 1, name, sizeof(name)))
+			report_warn(r,
+				    "phase '%s' never ran: the run ended before its turn (no "
+				    "samples)",
+				    name);
+	}
 	s->failed |= s->tweak_failed;
 	/* Loads stopped, the machine goes back to how it was before the
 	 * report is written: a failure is in the report, the journal stays. */

@@ -209,6 +209,18 @@ static int open_in_root(struct check_ctx *c, const char *path, int flags)
 	return fd < 0 ? -errno : (int)fd;
 }
 
+int check_lstat(struct check_ctx *c, const char *path, struct stat *st)
+{
+	int fd = open_in_root(c, path, O_PATH);
+	int rc;
+
+	if (fd < 0)
+		return fd;
+	rc = fstat(fd, st) ? -errno : 0;
+	close(fd);
+	return rc;
+}
+
 ssize_t check_read_alloc(struct check_ctx *c, const char *path, size_t max, char **out)
 {
 	int fd = open_in_root(c, path, O_RDONLY | O_NONBLOCK);

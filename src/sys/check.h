@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <jansson.h>
 
 #include "cpuset.h"
@@ -100,6 +101,9 @@ int check_read(struct check_ctx *c, const char *path, char *buf, size_t len)
     __attribute__((warn_unused_result));
 int check_readf(struct check_ctx *c, char *buf, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 4, 5), warn_unused_result));
+/* lstat(2) of path under the root (its last component not followed). 0 or -errno. */
+int check_lstat(struct check_ctx *c, const char *path, struct stat *st)
+    __attribute__((warn_unused_result));
 /* The same into a malloc'd buffer of at most max bytes (cut there). */
 ssize_t check_read_alloc(struct check_ctx *c, const char *path, size_t max, char **out)
     __attribute__((warn_unused_result));

@@ -9,14 +9,85 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 
-static const struct check_proc *find(const struct check_ctx *c, const char *comm)
+/* Real and effective uid 0, from /proc/PID/status. */
+static bool runs_as_root(struct check_ctx *c, int pid)
 {
-	for (size_t i = 0; i < c->nprocs; i++)
-		if (!c->procs[i].kthread && !strcmp(c->procs[i].comm, comm))
-			return &c->procs[i];
+	char status[4096], *s;
+	unsigned ruid, euid;
+
+	if (check_readf(c, status, sizeof(status), "/proc/%d/status", pid) <= 0 ||
+	    !(s = strstr(status, "\nUid:")))
+		return false;
+	return sscanf(s + strlen("\nUid:"), "%u %u", &ruid, &euid) == 2 && !ruid && !euid;
+}
+
+/* Root's, and writable by nobody else. */
+static bool root_only(const struct stat *st)
+{
+	return st->st_uid == 0 && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* Whether the process is the daemon `name` and not just named so: any user can name a process
+ * "stalld" (comm is the executable's name, or prctl(PR_SET_NAME)) and so make the stalld check
+ * pass or the irqbalance check warn.  The daemon is root's (real and effective uid 0) and runs
+ * an executable called `name` (/proc/PID/exe) that root owns, in directories that root owns,
+ * none of them writable by anyone else (a package's /usr/sbin/stalld).  An executable
+ * replaced since it started (" (deleted)": a package upgrade) is judged by its directories.
+ * Where the exe link cannot be read (an unprivileged `rtsoak check`), uid 0 alone decides: only
+ * root can start a process of root's.  A `script` (tuned is Python) runs its interpreter: any
+ * name, the same ownership. */
+static bool genuine(struct check_ctx *c, const struct check_proc *p, const char *name, bool script)
+{
+	static const char deleted[] = " (deleted)";
+	char link[64], exe[4096], *base;
+	struct stat st;
+	ssize_t n;
+
+	if (!runs_as_root(c, p->pid))
+		return false;
+	snprintf(link, sizeof(link), "proc/%d/exe", p->pid);
+	n = readlinkat(c->rootfd, link, exe, sizeof(exe) - 1);
+	if (n < 0 && (errno == EACCES || errno == EPERM) && c->live && geteuid())
+		return true;
+	if (n <= 0 || (size_t)n >= sizeof(exe) - 1)
+		return false;
+	exe[n] = '\0';
+	bool gone = (size_t)n > strlen(deleted) && !strcmp(exe + n - strlen(deleted), deleted);
+	if (gone)
+		exe[n - strlen(deleted)] = '\0';
+	if (exe[0] != '/' || !(base = strrchr(exe, '/')) || (!script && strcmp(base + 1, name)))
+		return false;
+	if (!gone && (check_lstat(c, exe, &st) || !S_ISREG(st.st_mode) || !root_only(&st)))
+		return false;
+	/* every directory up to the root, the root too */
+	do {
+		*base = '\0';
+		if (check_lstat(c, exe[0] ? exe : "/", &st) || !S_ISDIR(st.st_mode) ||
+		    !root_only(&st))
+			return false;
+	} while ((base = strrchr(exe, '/')));
+	return true;
+}
+
+/* The daemon `name` (genuine() above); *impostor: the pid of a process only named so (0 if
+ * none), which the check mentions. */
+static const struct check_proc *find(struct check_ctx *c, const char *name, bool script,
+				     int *impostor)
+{
+	*impostor = 0;
+	for (size_t i = 0; i < c->nprocs; i++) {
+		const struct check_proc *p = &c->procs[i];
+		if (p->kthread || strcmp(p->comm, name))
+			continue;
+		if (genuine(c, p, name, script))
+			return p;
+		if (!*impostor)
+			*impostor = p->pid;
+	}
 	return NULL;
 }
 
@@ -128,6 +199,16 @@ void check_proc_kthreads(struct check_ctx *c, struct check_result *r)
 		  nseen ? ": " : "", seen);
 }
 
+/* "; pid N is only named so" for a check's observation, "" when no process was. */
+static const char *note(int impostor, char *buf, size_t len)
+{
+	if (impostor)
+		snprintf(buf, len, "; pid %d has the name but is not root's daemon", impostor);
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
 /* irqbalance's own configuration: a banned list that covers the measured CPUs makes it
  * harmless. */
 static int banned(struct check_ctx *c, struct cpuset *s, const char **from)
@@ -159,15 +240,18 @@ void check_proc_irqbalance(struct check_ctx *c, struct check_result *r)
 	const struct check_proc *p;
 	const char *from = NULL;
 	struct cpuset ban, out;
+	char nb[96];
+	int fake;
 
 	if (check_procs_load(c))
 		return check_unreadable(r, "/proc", c->procs_err);
-	check_source(r, "/proc/PID/stat");
+	check_source(r, "/proc/PID/stat, status, exe");
 	check_expect(r, "irqbalance not running, or banned from the measured CPUs");
-	if (!(p = find(c, "irqbalance")))
-		return check_say(r, CHECK_PASS, "irqbalance not running");
+	if (!(p = find(c, "irqbalance", false, &fake)))
+		return check_say(r, CHECK_PASS, "irqbalance not running%s",
+				 note(fake, nb, sizeof(nb)));
 	if (!banned(c, &ban, &from)) {
-		check_source(r, "/proc/PID/stat, %s", from);
+		check_source(r, "/proc/PID/stat, status, exe, %s", from);
 		out = c->cpus;
 		cpuset_andnot(&out, &ban);
 		if (cpuset_empty(&out))
@@ -183,27 +267,31 @@ void check_proc_stalld(struct check_ctx *c, struct check_result *r)
 {
 	const struct check_proc *p;
 	long long rt = 0;
-	int rc;
+	char nb[96];
+	int rc, fake;
 
 	if (check_procs_load(c))
 		return check_unreadable(r, "/proc", c->procs_err);
-	check_source(r, "/proc/PID/stat, /proc/sys/kernel/sched_rt_runtime_us");
+	check_source(r, "/proc/PID/stat, status, exe, /proc/sys/kernel/sched_rt_runtime_us");
 	check_expect(r, "stalld running when RT throttling is off");
-	if ((p = find(c, "stalld")))
+	if ((p = find(c, "stalld", false, &fake)))
 		return check_say(r, CHECK_PASS, "stalld running (pid %d)", p->pid);
+	note(fake, nb, sizeof(nb));
 	rc = check_read_ll(c, "/proc/sys/kernel/sched_rt_runtime_us", &rt);
 	if (!rc && rt < 0)
-		return check_say(r, CHECK_WARN, "stalld not running and RT throttling off");
-	check_say(r, CHECK_INFO, "stalld not running (RT throttling %s)", rc ? "unknown" : "on");
+		return check_say(r, CHECK_WARN, "stalld not running and RT throttling off%s", nb);
+	check_say(r, CHECK_INFO, "stalld not running (RT throttling %s)%s", rc ? "unknown" : "on",
+		  nb);
 }
 
 void check_proc_tuned(struct check_ctx *c, struct check_result *r)
 {
 	char prof[128];
-	const struct check_proc *p = check_procs_load(c) ? NULL : find(c, "tuned");
+	int fake;
+	const struct check_proc *p = check_procs_load(c) ? NULL : find(c, "tuned", true, &fake);
 	int rc = check_read(c, "/etc/tuned/active_profile", prof, sizeof(prof));
 
-	check_source(r, "/etc/tuned/active_profile, /proc/PID/stat");
+	check_source(r, "/etc/tuned/active_profile, /proc/PID/stat, status, exe");
 	check_expect(r, "a realtime or cpu-partitioning profile, where tuned is used");
 	if (rc == -ENOENT && !p)
 		return check_say(r, CHECK_INFO, "tuned not installed or no profile");

@@ -308,8 +308,21 @@ static const struct {
 	{ "/sys/firmware/efi/vars/*", "EFI variables choose what the machine boots" },
 	{ "/sys/module/firmware_class/parameters/path",
 	  "names where the kernel loads device firmware from" },
+	/* One-way switches (the kernel's sysctl documentation, kernel.rst
+	 * and Yama.rst): a value written cannot be set back, so neither the
+	 * run's end nor `rtsoak restore` could undo it.  Refused whatever the
+	 * value, also where only some values are one-way: none of them is a
+	 * latency setting. */
 	{ "/proc/sys/kernel/modules_disabled", "a one-way switch: it cannot be set back" },
 	{ "/proc/sys/kernel/kexec_load_disabled", "a one-way switch: it cannot be set back" },
+	{ "/proc/sys/kernel/kexec_load_limit_panic", "a one-way limit: it can only be decreased" },
+	{ "/proc/sys/kernel/kexec_load_limit_reboot", "a one-way limit: it can only be decreased" },
+	{ "/proc/sys/kernel/tainted", "one-way: a taint flag written cannot be cleared" },
+	{ "/proc/sys/kernel/unprivileged_bpf_disabled",
+	  "a one-way switch: once 1, it cannot be set back" },
+	{ "/proc/sys/kernel/yama/ptrace_scope", "a one-way switch: once 3, it cannot be set back" },
+	{ "/sys/module/apparmor/parameters/*",
+	  "AppArmor policy switches (lock_policy cannot be set back)" },
 	{ "/sys/power/state", "an action (suspend), not a setting" },
 };
 

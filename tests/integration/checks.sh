@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 require_python_jsonschema
 
-plan 17
+plan 22
 cd "$WORK" || exit 1
 
 # put ROOT PATH VALUE: one file of a fixture tree.
@@ -65,10 +65,25 @@ NMI:          0          0   Non-maskable interrupts"
 Cpus_allowed_list:	1"
 	put $r proc/40/stat "40 ($([ $g = good ] && echo sshd || echo irqbalance)) S 1 0 0 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0"
 	put $r proc/40/status "Name:	x
+Uid:	0	0	0	0
 Cpus_allowed_list:	0-1"
+	daemon_exe $r 40 /usr/sbin/irqbalance
 	# throttling off needs stalld (the good tree)
-	[ $g = good ] && put $r proc/50/stat "50 (stalld) S 1 0 0 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0"
+	if [ $g = good ]; then
+		put $r proc/50/stat "50 (stalld) S 1 0 0 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0"
+		put $r proc/50/status "Name:	stalld
+Uid:	0	0	0	0"
+		daemon_exe $r 50 /usr/sbin/stalld
+	fi
 	return 0
+}
+
+# daemon_exe ROOT PID PATH: the process runs PATH, a file of root's in directories of root's
+# that nobody else can write (what a daemon is recognised by, besides its name and uid 0).
+daemon_exe() {
+	put $1 "$3" "#!/bin/true"
+	ln -sfn "$3" "$1/proc/$2/exe"
+	chmod go-w "$1" "$1/usr" "$1/usr/sbin" "$1$3"
 }
 
 # statuses ROOT [ARGS...]: "id status" lines from check --json.
@@ -109,6 +124,25 @@ ok $? "preempt mode from the kernel log's last 'Dynamic Preempt:' (none: fail); 
 cp -r good smt && put smt sys/devices/system/cpu/cpu1/topology/thread_siblings_list 0-1
 statuses smt | grep -qx "smt.siblings warn"
 ok $? "smt.siblings warns about an unmeasured, unisolated sibling"
+
+# A process named stalld or irqbalance is not the daemon unless it is root's and runs root's
+# executable of that name from directories only root can write (issue 28).
+cp -r good nobody && sed -i 's/^Uid:.*/Uid:	65534	65534	65534	65534/' nobody/proc/50/status
+cp -r bad nobody_irq && sed -i 's/^Uid:.*/Uid:	65534	65534	65534	65534/' nobody_irq/proc/40/status
+statuses nobody | grep -qx "stalld warn" && statuses nobody_irq | grep -qx "irq.balance pass"
+ok $? "a process of another user's named stalld or irqbalance is not taken for the daemon"
+cp -r good tmpexe && mkdir -m 1777 tmpexe/tmp && put tmpexe tmp/stalld x &&
+	ln -sfn /tmp/stalld tmpexe/proc/50/exe
+cp -r good renamed && put renamed usr/bin/sleep x && chmod go-w renamed/usr/bin renamed/usr/bin/sleep &&
+	ln -sfn /usr/bin/sleep renamed/proc/50/exe
+cp -r good gw && chmod g+w gw/usr/sbin
+statuses tmpexe | grep -qx "stalld warn" && statuses renamed | grep -qx "stalld warn" &&
+	statuses gw | grep -qx "stalld warn"
+ok $? "root's process named stalld is not the daemon from /tmp, as another program, or from a group-writable directory"
+cp -r good upgraded && rm upgraded/usr/sbin/stalld &&
+	ln -sfn "/usr/sbin/stalld (deleted)" upgraded/proc/50/exe
+statuses upgraded | grep -qx "stalld pass"
+ok $? "a daemon whose executable was replaced since it started (a package upgrade) is still the daemon"
 
 # A budget above the deep state's latency: cpuidle passes in the bad tree.
 statuses bad --interval 10ms | grep -qx "cpuidle.exit_latency pass"
@@ -186,6 +220,38 @@ rc2=$?
 rc3=$?
 [ $rc1 -eq 0 ] && [ $rc2 -eq 1 ] && [ $rc3 -eq 2 ] && echo "$out" | grep -q "^checks: .* 0 warn, 0 fail"
 ok $? "--fail-on: 0 when nothing is that bad, 1 otherwise; a bad option: 2 ($rc1 $rc2 $rc3)"
+
+# The live machine: an unprivileged process named stalld does not pass the stalld check, one
+# named irqbalance does not make irq.balance warn (issue 28).
+live_status() { # live_status ID: "status observed" of check ID on the live machine
+	"$RTSOAK" check --json | "$PYTHON3" -c 'import json,sys; [print(c["status"], c["observed"]) for c in json.load(sys.stdin)["checks"] if c["id"] == sys.argv[1]]' "$1"
+}
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	before_s=$(live_status stalld) before_i=$(live_status irq.balance)
+	mkdir -m 755 fake && cp /bin/sleep fake/stalld && cp /bin/sleep fake/irqbalance
+	setpriv --reuid 65534 --regid 65534 --clear-groups fake/stalld 30 &
+	p1=$!
+	setpriv --reuid 65534 --regid 65534 --clear-groups fake/irqbalance 30 &
+	p2=$!
+	running() { grep -q '^Uid:.65534' /proc/$p1/status && grep -q '^Uid:.65534' /proc/$p2/status; }
+	wait_until 10 running
+	after_s=$(live_status stalld) after_i=$(live_status irq.balance)
+	kill $p1 $p2
+	wait $p1 $p2 2>/dev/null
+	diag "stalld: '$before_s' -> '$after_s'; irq.balance: '$before_i' -> '$after_i'"
+	case $before_s in pass*) skip "stalld runs here" ;; *)
+		[ "${after_s%% *}" = "${before_s%% *}" ] && echo "$after_s" | grep -q "pid $p1 has the name"
+		ok $? "live: user nobody's process named stalld does not make the check pass" ;;
+	esac
+	case $before_i in pass*)
+		[ "${after_i%% *}" = pass ] && echo "$after_i" | grep -q "pid $p2 has the name"
+		ok $? "live: user nobody's process named irqbalance raises no warning" ;;
+	*) skip "irqbalance runs here" ;;
+	esac
+else
+	skip "live impostors (needs root and setpriv)"
+	skip "live impostors (needs root and setpriv)"
+fi
 
 if [ "$(id -u)" -eq 0 ]; then
 	"$RTSOAK" run --loops 200 --interval 100us -o r.json >sum.txt 2>&1 &&

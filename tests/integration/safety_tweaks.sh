@@ -21,7 +21,7 @@ T=/proc/sys/kernel/printk_ratelimit_burst # messages per printk rate-limit burst
 CP=/proc/sys/kernel/core_pattern
 [ -w $T ] || skip_all "$T is not writable here"
 
-plan 34
+plan 36
 cd "$WORK" || exit 1
 o=$(cat $T) cp0=$(cat $CP)
 v=$((o + 1))
@@ -80,6 +80,20 @@ err=$($RUN --duration 1s -q -o deny.json --set "$CP=$cp0" 2>&1)
 rc=$?
 [ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] && echo "$err" | grep -q "core_pattern: refused"
 ok $? "--set $CP: exit 2, one line ($err)"
+# one-way switches (issue 28): the kernel cannot set them back, so no run's
+# end and no restore could; asked for at their current values, never written
+TAINT=/proc/sys/kernel/tainted BPF=/proc/sys/kernel/unprivileged_bpf_disabled
+for f in $TAINT $BPF; do
+	if [ -e $f ]; then
+		err=$($RUN --duration 1s -q -o oneway.json --set "$f=$(cat $f)" 2>&1)
+		rc=$?
+		[ $rc -eq 2 ] && [ "$(lines "$err")" -eq 1 ] &&
+			echo "$err" | grep -q "${f##*/}: refused: .*one-way" && [ ! -e oneway.json ]
+		ok $? "--set ${f##*/}: exit 2 ($rc), one line, before the run ($err)"
+	else
+		skip "$f does not exist here"
+	fi
+done
 journal cp.journal $CP "$cp0"
 err=$("$RTSOAK" restore cp.journal 2>&1)
 rc=$?

@@ -63,7 +63,7 @@ int main(void)
 	int order_ok = 1, arms_ok = 1, masks_ok = 1;
 	json_t *rep, *ph;
 
-	tap_plan(20);
+	tap_plan(21);
 
 	/* rtsoak ab: 2N phases in ABBA order, every load in every round. */
 	memset(&cfg, 0, sizeof(cfg));
@@ -114,6 +114,26 @@ int main(void)
 	ok(p.mask[0] == 0 && p.mask[1] == 1 && p.mask[2] == 2, "phase_rotate_one_load_per_phase");
 	ok(p.rotate && p.phase_ns == cfg.phase_ns && phase_ab_arm(&p, 0) == 0,
 	   "phase_rotate_switches_every_phase_duration");
+
+	/* A run that ended in its first phase: the others never ran. */
+	{
+		struct phase_plan q;
+		char name[sizeof(q.name[0])] = "";
+		phase_plan_init(&q, &cfg);
+		int before = phase_never_ran(&q, 0, name, sizeof(name));
+		phase_begin(&q, 0, 0);
+		phase_end(&q, 40);
+		int first = phase_never_ran(&q, 0, name, sizeof(name));
+		char first_name[sizeof(name)];
+		snprintf(first_name, sizeof(first_name), "%s", name);
+		int second = phase_never_ran(&q, (unsigned)first + 1, name, sizeof(name));
+		int none = phase_never_ran(&q, (unsigned)second + 1, name, sizeof(name));
+		ok(before == 0 && first == 1 && !strcmp(first_name, "cpu:load=50") && second == 2 &&
+		       !strcmp(name, "slab") && none == -1,
+		   "phase_never_ran_names_each_phase_without_an_occurrence (%d %d %d %d)", before,
+		   first, second, none);
+		phase_plan_free(&q);
+	}
 
 	/* Boundaries: idle 0-100, cpu 100-250, slab 250-260, idle 260-300. */
 	phase_end(&p, 5);

@@ -731,6 +731,33 @@ static void test_deny(void)
 	       add_fails("/proc/sys/fs/binfmt_misc/status=1", "refused"),
 	   "add_refuses_binfmt_misc");
 	ok(add_fails("/proc/sys/kernel/*_pattern=x", "refused"), "add_refuses_it_through_a_glob");
+	/* One-way switches: no value of theirs could be put back (issue 28);
+	 * the value asked for is the one they have, and never written. */
+	{
+		static const char *const oneway[] = {
+			"/proc/sys/kernel/tainted",
+			"/proc/sys/kernel/unprivileged_bpf_disabled",
+			"/proc/sys/kernel/modules_disabled",
+			"/proc/sys/kernel/kexec_load_disabled",
+			"/proc/sys/kernel/kexec_load_limit_panic",
+			"/proc/sys/kernel/kexec_load_limit_reboot",
+			"/proc/sys/kernel/yama/ptrace_scope",
+			"/sys/module/apparmor/parameters/lock_policy",
+		};
+		for (size_t i = 0; i < sizeof(oneway) / sizeof(oneway[0]); i++) {
+			char spec[300], cur[64] = "0";
+			if (!exists(oneway[i])) {
+				ok(1, "# SKIP %s does not exist here", oneway[i]);
+				continue;
+			}
+			get(oneway[i], cur, sizeof(cur));
+			snprintf(spec, sizeof(spec), "%s=%s", oneway[i], cur);
+			ok(add_fails(spec, "refused: ") && strstr(err, "one-way") &&
+			       strstr(err, strrchr(oneway[i], '/') + 1),
+			   "add_refuses_the_one_way_switch_%s (%s)", strrchr(oneway[i], '/') + 1,
+			   err);
+		}
+	}
 	{
 		char link[300], spec[400];
 
@@ -991,7 +1018,7 @@ int main(void)
 	snprintf(report, sizeof(report), "%s/r.json", dir);
 	snprintf(journal, sizeof(journal), "%s.journal", report);
 
-	tap_plan(106);
+	tap_plan(114);
 	test_add();
 	test_value_equal();
 	test_journal_path();
