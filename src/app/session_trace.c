@@ -61,7 +61,7 @@ struct session_trace {
 	int poll_errno;
 	char poll_err[200];
 	uint64_t checked_at; /* CLOCK_MONOTONIC of the last trace_instance_check */
-	char disturbed[400]; /* what the first check that failed found, and when */
+	char disturbed[512]; /* what the first check that failed found, and when */
 };
 
 static uint64_t thread_cpu_ns(void)
@@ -254,23 +254,24 @@ static void check_instance(struct session *s, bool last)
 {
 	struct session_trace *tr = s->trace;
 	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
-	char what[300];
+	char what[300], when[48];
 
 	if (tr->disturbed[0] || (!last && now - tr->checked_at < SESSION_TRACE_CHECK_NS))
 		return;
 	tr->checked_at = now;
 	if (trace_instance_check(&tr->ti, what, sizeof(what)) <= 0)
 		return;
+	/* when it was found (at most a check period after it happened), on
+	 * the report's time axis */
 	if (last)
-		snprintf(tr->disturbed, sizeof(tr->disturbed),
-			 "%s during the run (found at its end): the attribution after that "
-			 "may be incomplete",
-			 what);
+		snprintf(when, sizeof(when), "found at its end");
+	else if (now < s->t0)
+		snprintf(when, sizeof(when), "found in the warm-up");
 	else
-		snprintf(tr->disturbed, sizeof(tr->disturbed),
-			 "%s during the run (found %.1f s in): the attribution after that "
-			 "may be incomplete",
-			 what, now > s->t0 ? (double)(now - s->t0) / 1e9 : 0.0);
+		snprintf(when, sizeof(when), "found %.1f s in", (double)(now - s->t0) / 1e9);
+	snprintf(tr->disturbed, sizeof(tr->disturbed),
+		 "%s during the run (%s): the attribution after that may be incomplete", what,
+		 when);
 }
 
 void session_trace_tick(struct session *s, bool last)
