@@ -9,7 +9,6 @@
 #include <config.h>
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -180,7 +179,7 @@ int trace_instance_cleanup_stale(const char *root, char *err, size_t errlen)
 	snprintf(path, sizeof(path), "%s/instances", root);
 	if (stat(path, &st) < 0) {
 		r = -errno;
-		util_errf(err, errlen, "cannot list %s: %s", path, strerror(-r));
+		util_errf(err, errlen, "tracefs: %s: %s", path, strerror(-r));
 		return r;
 	}
 	r = lock_stale_traces(remove_stale, &a);

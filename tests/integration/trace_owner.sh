@@ -10,6 +10,7 @@
 #    its summary and its report's warnings;
 #  - a SIGKILLed run's instance (and owner record) is removed by the next
 #    run, also when the killed run was pid 1 of a PID namespace;
+#  - without a writable /run for the record, --trace exits 3 before measuring;
 #  - in a time namespace (CLOCK_MONOTONIC shifted by 1000 s) the trace
 #    timestamps are put on the probes' clock: spikes are attributed.
 # Runs with a private /run (private_run) in a private mount namespace;
@@ -25,7 +26,7 @@ case "$err" in *"built without tracefs"*) skip_all "rtsoak was built without tra
 private_run "$@"
 T=/sys/kernel/tracing
 [ "$(stat -f -c %T $T)" = tracefs ] || mount -t tracefs nodev $T || exit 1
-plan 17
+plan 19
 cd "$WORK" || exit 1
 # Instances this test made or saw appear, removed at the end.
 made=()
@@ -92,7 +93,7 @@ cpid=$!
 wait_until 5 has_new before.c
 cinst=$(new_inst before.c)
 [ -n "$cinst" ] && made+=("$cinst")
-sleep 1
+sleep 2
 echo 0 >"$T/instances/$cinst/tracing_on"
 wait $cpid
 ok $? "a run whose instance was switched off mid-run exits 0 ($(head -c 200 c.err))"
@@ -130,6 +131,17 @@ ok $? "the next --trace run exits 0 ($(head -c 200 next.err))"
 [ ! -e "$T/instances/$kinst" ] && [ ! -e "$T/instances/$ninst" ] &&
 	[ -z "$(ls /run/rtsoak | grep -e "$kinst" -e "$ninst")" ]
 ok $? "it removed both, and their owner records ($(ls $T/instances | grep -e "$kinst" -e "$ninst"; ls /run/rtsoak | grep trace-))"
+
+# --- no run directory for the owner record: refused before measuring ------
+insts >before.r
+unshare -m --propagation private sh -c "mount -t tmpfs -o ro tmpfs /run &&
+	exec \"$RTSOAK\" run --trace --probes timer --cpus 1 --duration 1s -q -o r.json" 2>r.err
+rc=$?
+[ $rc -eq 3 ] && [ "$(grep -c . r.err)" -eq 1 ] && grep -q "cannot record the owner" r.err &&
+	[ ! -e r.json ]
+ok $? "no writable /run: --trace exits 3 with one line (rc $rc: $(head -c 240 r.err))"
+[ -z "$(new_inst before.r)" ]
+ok $? "and makes no instance"
 
 # --- a time namespace ---------------------------------------------------------
 if [ -r /proc/self/timens_offsets ] && unshare --time --monotonic 1000 --fork true 2>/dev/null; then
