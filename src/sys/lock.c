@@ -30,8 +30,9 @@
 #include "util.h"
 
 #define CONTENT_MAX (4 * PATH_MAX + 256)
-/* A holder that is not alive is a process between open and write, or one
- * checking a record: worth a short wait, never a refusal on its account. */
+/* A holder that is not alive (and not out of sight in another PID
+ * namespace) is a process between open and write, or one checking a
+ * record: worth a short wait, never a refusal on its account. */
 #define BUSY_RETRIES 100
 #define BUSY_WAIT_NS (10 * 1000 * 1000L)
 
@@ -250,8 +251,10 @@ static int record_lock(int fd, int cmd, short type, pid_t *holder)
 
 	if (fcntl(fd, cmd, &fl) < 0)
 		return -errno;
+	/* A holder outside our PID namespace reads back as pid 0: held all
+	 * the same (-1), never "nobody" (issue 28). */
 	if (holder)
-		*holder = fl.l_type == F_UNLCK ? 0 : fl.l_pid;
+		*holder = fl.l_type == F_UNLCK ? 0 : fl.l_pid > 0 ? fl.l_pid : -1;
 	return 0;
 }
 
@@ -379,7 +382,7 @@ int lock_take(struct lock *l, enum lock_kind kind, const char *path, const char 
 		}
 		read_content(fd, content, sizeof(content));
 		(void)record_lock(fd, F_GETLK, F_WRLCK, &holder);
-		if (tries < BUSY_RETRIES && !alive(holder)) {
+		if (tries < BUSY_RETRIES && holder != -1 && !alive(holder)) {
 			close(fd);
 			nanosleep(&wait, NULL);
 			continue;
