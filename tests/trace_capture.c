@@ -15,7 +15,7 @@
  *     --quiet          print no events
  *     --stacks         the stack at every local-timer interrupt (--trace-stacks)
  *   trace_capture --top        the top-level settings (trace_top_snapshot)
- *   trace_capture --cleanup    remove stale rtsoak-<pid> instances, print how many
+ *   trace_capture --cleanup    remove stale rtsoak instances (their owner gone), print how many
  *
  * Prints "# capture ..." comments (instance, events enabled, stale
  * instances removed) and then the window of the chosen CPU, one
@@ -109,7 +109,7 @@ int main(int argc, char **argv)
 		if (!strcmp(a, "--top"))
 			return top();
 		if (!strcmp(a, "--cleanup")) {
-			int r = trace_instance_cleanup_stale(TRACE_ROOT, false, err, sizeof(err));
+			int r = trace_instance_cleanup_stale(TRACE_ROOT, err, sizeof(err));
 
 			if (r < 0) {
 				fprintf(stderr, "trace_capture: %s\n", err);

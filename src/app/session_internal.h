@@ -93,6 +93,8 @@ int session_trace_start(struct session *s, char *err, size_t errlen)
     __attribute__((warn_unused_result));
 void session_trace_tick(struct session *s, bool last);
 json_t *session_trace_json(struct session *s);
+/* Someone changed or removed the run's instance: true with what and when. */
+bool session_trace_disturbed(const struct session *s, char *what, size_t len);
 int session_trace_stop(struct session *s) __attribute__((warn_unused_result));
 
 /* session_ab.c */

@@ -361,6 +361,9 @@ int session_output_build(struct report *r, struct session *s, bool live, bool fu
 		json_decref(a); /* attribution_set holds its own reference */
 		if (arc < 0)
 			return -ENOMEM;
+		char what[512];
+		if (session_trace_disturbed(s, what, sizeof(what)))
+			report_warn(r, "--trace: %s", what);
 	}
 	int rc = build_results(r, s, live);
 	/* Lent, not copied: the textfile's windowed maximum reads them too. */

@@ -32,6 +32,9 @@
  * huge report, so that a spike's events are still held when it is drained. */
 #define SESSION_TRACE_WINDOW_MS 1000u
 #define SESSION_TRACE_EVENTS 65536u
+/* How often the housekeeping thread makes sure that nobody changed the
+ * instance (and once more at the end): six small reads. */
+#define SESSION_TRACE_CHECK_NS (1000 * NSEC_PER_MSEC)
 /* Steal readings kept per CPU, one per tick: 2.5 s at 20 ms, more than the
  * window, so that a spike explained late still finds its brackets. */
 #define SESSION_STEAL_READINGS 128u
@@ -57,6 +60,8 @@ struct session_trace {
 	unsigned nsteal;
 	int poll_errno;
 	char poll_err[200];
+	uint64_t checked_at; /* CLOCK_MONOTONIC of the last trace_instance_check */
+	char disturbed[512]; /* what the first check that failed found, and when */
 };
 
 static uint64_t thread_cpu_ns(void)
@@ -241,6 +246,34 @@ static void explain_ready(struct session *s, bool all)
 	}
 }
 
+/* Root can write into our instance (another tool, a run of an older
+ * rtsoak cleaning up by name): the attribution after that is partial, so
+ * the first change found is kept for the report's warnings.  Not fixed
+ * up: whoever did it may be doing it on purpose. */
+static void check_instance(struct session *s, bool last)
+{
+	struct session_trace *tr = s->trace;
+	uint64_t now = util_now_ns(CLOCK_MONOTONIC);
+	char what[300], when[48];
+
+	if (tr->disturbed[0] || (!last && now - tr->checked_at < SESSION_TRACE_CHECK_NS))
+		return;
+	tr->checked_at = now;
+	if (trace_instance_check(&tr->ti, what, sizeof(what)) <= 0)
+		return;
+	/* when it was found (at most a check period after it happened), on
+	 * the report's time axis */
+	if (last)
+		snprintf(when, sizeof(when), "found at its end");
+	else if (now < s->t0)
+		snprintf(when, sizeof(when), "found in the warm-up");
+	else
+		snprintf(when, sizeof(when), "found %.1f s in", (double)(now - s->t0) / 1e9);
+	snprintf(tr->disturbed, sizeof(tr->disturbed),
+		 "%s during the run (%s): the attribution after that may be incomplete", what,
+		 when);
+}
+
 void session_trace_tick(struct session *s, bool last)
 {
 	struct session_trace *tr = s->trace;
@@ -257,7 +290,16 @@ void session_trace_tick(struct session *s, bool last)
 		snprintf(tr->poll_err, sizeof(tr->poll_err), "%s", err);
 	}
 	explain_ready(s, last);
+	check_instance(s, last);
 	tr->cpu_ns += thread_cpu_ns() - c0;
+}
+
+bool session_trace_disturbed(const struct session *s, char *what, size_t len)
+{
+	if (!s->trace || !s->trace->disturbed[0])
+		return false;
+	snprintf(what, len, "%s", s->trace->disturbed);
+	return true;
 }
 
 static json_t *tracer_json(const struct session *s)

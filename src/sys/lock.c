@@ -30,8 +30,9 @@
 #include "util.h"
 
 #define CONTENT_MAX (4 * PATH_MAX + 256)
-/* A holder that is not alive is a process between open and write, or one
- * checking a record: worth a short wait, never a refusal on its account. */
+/* A holder that is not alive (and not out of sight in another PID
+ * namespace) is a process between open and write, or one checking a
+ * record: worth a short wait, never a refusal on its account. */
 #define BUSY_RETRIES 100
 #define BUSY_WAIT_NS (10 * 1000 * 1000L)
 
@@ -39,11 +40,13 @@ static const char *const prefix[] = {
 	[LOCK_OUTPUT] = "output-",
 	[LOCK_TWEAK] = "tweak-",
 	[LOCK_JOURNAL] = "journal-",
+	[LOCK_TRACE] = "trace-",
 };
 static const char *const kind_name[] = {
 	[LOCK_OUTPUT] = "output",
 	[LOCK_TWEAK] = "tweak",
 	[LOCK_JOURNAL] = "journal",
+	[LOCK_TRACE] = "trace",
 };
 
 /* Locks this process holds. */
@@ -248,8 +251,10 @@ static int record_lock(int fd, int cmd, short type, pid_t *holder)
 
 	if (fcntl(fd, cmd, &fl) < 0)
 		return -errno;
+	/* A holder outside our PID namespace reads back as pid 0: held all
+	 * the same (-1), never "nobody" (issue 28). */
 	if (holder)
-		*holder = fl.l_type == F_UNLCK ? 0 : fl.l_pid;
+		*holder = fl.l_type == F_UNLCK ? 0 : fl.l_pid > 0 ? fl.l_pid : -1;
 	return 0;
 }
 
@@ -320,6 +325,10 @@ static void busy_err(char *err, size_t errlen, enum lock_kind kind, const char *
 		util_errf(err, errlen, "the journal %s is in use by rtsoak pid %ld (report %s)", e1,
 			  pid, e2);
 		break;
+	case LOCK_TRACE:
+		util_errf(err, errlen, "the tracefs instance %s is in use by rtsoak pid %ld", e1,
+			  pid);
+		break;
 	}
 }
 
@@ -373,7 +382,7 @@ int lock_take(struct lock *l, enum lock_kind kind, const char *path, const char 
 		}
 		read_content(fd, content, sizeof(content));
 		(void)record_lock(fd, F_GETLK, F_WRLCK, &holder);
-		if (tries < BUSY_RETRIES && !alive(holder)) {
+		if (tries < BUSY_RETRIES && holder != -1 && !alive(holder)) {
 			close(fd);
 			nanosleep(&wait, NULL);
 			continue;
@@ -473,7 +482,10 @@ static int each_stale(int dfd, const char *dir, bool clean,
 		pid_t holder = 1;
 		int fd;
 
-		if (e->d_name[0] == '.' || is_held(e->d_name))
+		/* A trace record nobody holds names an instance to remove
+		 * first: lock_stale_traces' work, not a stale lock's. */
+		if (e->d_name[0] == '.' || is_held(e->d_name) ||
+		    !strncmp(e->d_name, prefix[LOCK_TRACE], strlen(prefix[LOCK_TRACE])))
 			continue;
 		fd = openat(dfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0)
@@ -532,6 +544,55 @@ int lock_stale_journals(int (*fn)(const char *journal, const char *record, void 
 	rc = each_stale(dfd, dir, true, call_stale, &a);
 	close(dfd);
 	return rc;
+}
+
+int lock_stale_traces(int (*fn)(const char *name, void *arg), void *arg)
+{
+	char content[CONTENT_MAX], name[PATH_MAX];
+	size_t plen = strlen(prefix[LOCK_TRACE]);
+	int dfd = lock_dir_open(NULL, 0, NULL, 0), dup_fd, rc = 0, removed = 0;
+	struct dirent *e;
+	DIR *d;
+
+	if (dfd < 0)
+		return 0;
+	dup_fd = dup(dfd);
+	d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	if (!d) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+		close(dfd);
+		return 0;
+	}
+	while (rc >= 0 && (e = readdir(d))) {
+		struct stat st;
+		int fd;
+
+		if (strncmp(e->d_name, prefix[LOCK_TRACE], plen) || is_held(e->d_name))
+			continue;
+		fd = openat(dfd, e->d_name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* Taken, not asked (F_GETLK): a holder in another PID
+		 * namespace reads back as pid 0, and while we hold it no run
+		 * can take it; a live holder's record is simply skipped. */
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+		    record_lock(fd, F_SETLK, F_WRLCK, NULL) < 0 ||
+		    !still_named(dfd, e->d_name, fd)) {
+			close(fd);
+			continue;
+		}
+		read_content(fd, content, sizeof(content));
+		/* Without its path: a run killed before it wrote the record,
+		 * so before it made anything the record would name. */
+		rc = get_value(content, "path", name, sizeof(name)) ? fn(name, arg) : 1;
+		if (rc == 1 && unlinkat(dfd, e->d_name, 0) == 0)
+			removed++;
+		close(fd);
+	}
+	closedir(d);
+	close(dfd);
+	return rc < 0 ? rc : removed;
 }
 
 struct forget_arg {

@@ -15,7 +15,11 @@
  * Kinds: LOCK_OUTPUT (a report path), LOCK_TWEAK (a file --set writes) and
  * LOCK_JOURNAL, the system-wide record of a live journal: created before the
  * journal is written and removed only after the journal is, so a record
- * whose lock nobody holds is a run that died with the machine tweaked. */
+ * whose lock nobody holds is a run that died with the machine tweaked; and
+ * LOCK_TRACE, the owner record of a tracefs instance (trace_instance.h):
+ * taken before the instance is made and removed only after it is, so an
+ * instance whose record nobody holds is a killed run's, and one without a
+ * record is not rtsoak's to touch. */
 #ifndef RTSOAK_LOCK_H
 #define RTSOAK_LOCK_H
 
@@ -26,7 +30,7 @@
 
 #define LOCK_DIR_ROOT "/run/rtsoak"
 
-enum lock_kind { LOCK_OUTPUT, LOCK_TWEAK, LOCK_JOURNAL };
+enum lock_kind { LOCK_OUTPUT, LOCK_TWEAK, LOCK_JOURNAL, LOCK_TRACE };
 
 /* Zero-initialised: not held. */
 struct lock {
@@ -67,6 +71,15 @@ void lock_abandon(struct lock *l);
  * and tweak lock files nobody holds (left by killed runs) are removed on the
  * way.  No run directory: 0, nothing called. */
 int lock_stale_journals(int (*fn)(const char *journal, const char *record, void *arg), void *arg)
+    __attribute__((warn_unused_result));
+
+/* Call fn(name, arg) for every LOCK_TRACE record (the `path` it was taken
+ * for: an instance name) whose lock nobody holds, holding that lock during
+ * the call, so that no other run takes the record meanwhile.  fn returns 1
+ * to remove the record, 0 to keep it, or a negative value to stop, which is
+ * returned.  Records this process holds are never passed.  Returns how many
+ * records were removed; 0 without a run directory. */
+int lock_stale_traces(int (*fn)(const char *name, void *arg), void *arg)
     __attribute__((warn_unused_result));
 
 /* Remove the records whose journal is the file (dev, ino): `rtsoak

@@ -9,15 +9,14 @@
 #include <config.h>
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -26,6 +25,7 @@
 #include <tracefs.h>
 #endif
 
+#include "lock.h"
 #include "trace_instance.h"
 #include "util.h"
 
@@ -101,29 +101,22 @@ const char *trace_top_diff(const struct trace_top_state *a, const struct trace_t
 	return NULL;
 }
 
-/* "rtsoak-<pid>" exactly: a decimal pid, no sign, no leading zero, in range. */
-static pid_t instance_pid(const char *name)
+/* "rtsoak-<pid>-<16 lowercase hex digits>" exactly: the names create
+ * makes (a decimal pid without leading zeros, then the random token). */
+static bool own_name(const char *name)
 {
-	const char *p;
-	long v = 0;
+	const char *p = name + 7;
+	size_t digits = 0, hex = 0;
 
-	if (strncmp(name, "rtsoak-", 7) != 0)
-		return 0;
-	p = name + 7;
-	if (*p < '1' || *p > '9')
-		return 0;
-	for (; *p; p++) {
-		if (*p < '0' || *p > '9' || p - name > 7 + 9)
-			return 0;
-		v = v * 10 + (*p - '0');
-	}
-	return v > 0 && v <= 0x3fffffff ? (pid_t)v : 0;
-}
-
-static bool pid_alive(pid_t pid)
-{
-	/* EPERM means it exists (another user's process). */
-	return kill(pid, 0) == 0 || errno != ESRCH;
+	if (strncmp(name, "rtsoak-", 7) != 0 || *p < '1' || *p > '9')
+		return false;
+	for (; *p >= '0' && *p <= '9'; p++)
+		digits++;
+	if (digits > 10 || *p++ != '-')
+		return false;
+	for (; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++)
+		hex++;
+	return hex == 16 && !*p;
 }
 
 /* Remove one instance directory: the kernel frees its buffers on rmdir.
@@ -146,44 +139,82 @@ static int remove_instance(const char *root, const char *name)
 	return rmdir(path) < 0 ? -errno : 0;
 }
 
-int trace_instance_cleanup_stale(const char *root, bool own_is_stale, char *err, size_t errlen)
+struct stale_arg {
+	const char *root;
+	char *err;
+	size_t errlen;
+	int removed, error;
+};
+
+/* A record nobody holds (its run is gone), held by us during the call:
+ * its instance removed, then the record (1).  A record that names
+ * something create never makes is kept and its name left alone. */
+static int remove_stale(const char *name, void *arg)
 {
+	struct stale_arg *a = arg;
+	int e;
+
+	if (!own_name(name))
+		return 0;
+	e = remove_instance(a->root, name);
+	if (e == -ENOENT)
+		return 1;
+	if (e) {
+		a->error = e;
+		util_errf(a->err, a->errlen, "cannot remove the stale instance %s/instances/%s: %s",
+			  a->root, name, strerror(-e));
+		return 0; /* the record stays: the next run tries again */
+	}
+	a->removed++;
+	return 1;
+}
+
+int trace_instance_cleanup_stale(const char *root, char *err, size_t errlen)
+{
+	struct stale_arg a = { .root = root, .err = err, .errlen = errlen };
 	char path[PATH_MAX + 128];
-	struct dirent *de;
-	int removed = 0, r = 0;
-	DIR *d;
+	struct stat st;
+	int r;
 
 	snprintf(path, sizeof(path), "%s/instances", root);
-	d = opendir(path);
-	if (!d) {
+	if (stat(path, &st) < 0) {
 		r = -errno;
-		util_errf(err, errlen, "cannot list %s: %s", path, strerror(-r));
+		util_errf(err, errlen, "tracefs: %s: %s", path, strerror(-r));
 		return r;
 	}
-	while ((de = readdir(d))) {
-		pid_t pid = instance_pid(de->d_name);
-		int e;
+	r = lock_stale_traces(remove_stale, &a);
+	if (r < 0)
+		return r;
+	return a.error ? a.error : a.removed;
+}
 
-		if (!pid || (pid == getpid() ? !own_is_stale : pid_alive(pid)))
-			continue;
-		e = remove_instance(root, de->d_name);
-		if (e) {
-			r = e;
-			util_errf(err, errlen, "cannot remove the stale instance %s/%s: %s", path,
-				  de->d_name, strerror(-e));
-			continue;
-		}
-		removed++;
+int trace_timens_offset(int64_t *mono_ns)
+{
+	char line[128];
+	FILE *f;
+
+	*mono_ns = 0;
+	/* Absent: a kernel without time namespaces (or an old one). */
+	f = fopen("/proc/self/timens_offsets", "re");
+	if (!f)
+		return errno == ENOENT ? 0 : -errno;
+	while (fgets(line, sizeof(line), f)) {
+		long long sec, nsec;
+		char clk[32];
+
+		if (sscanf(line, "%31s %lld %lld", clk, &sec, &nsec) == 3 &&
+		    (!strcmp(clk, "monotonic") || !strcmp(clk, "1")))
+			*mono_ns = (int64_t)sec * 1000000000 + nsec;
 	}
-	closedir(d);
-	return r ? r : removed;
+	fclose(f);
+	return 0;
 }
 
 #ifdef HAVE_TRACEFS
 
 /* Mounts this process made, so that one mount serves several instances and
  * the last destroy unmounts it. */
-static int mount_refs, live_instances;
+static int mount_refs;
 
 /* root must be tracefs, or a directory of sysfs (the kernel's own mount
  * point, empty) that we mount tracefs on.  Anything else (a tmpfs, a
@@ -413,11 +444,132 @@ static int configure(struct trace_instance *ti, char *err, size_t errlen)
 
 int trace_instance_start(struct trace_instance *ti, char *err, size_t errlen)
 {
+	char dir[PATH_MAX + 64];
+	int r;
+
 	if (!ti->inst) {
 		util_errf(err, errlen, "tracefs: no instance to start");
 		return -EINVAL;
 	}
-	return write_file(ti, "tracing_on", "1", err, errlen);
+	if ((r = write_file(ti, "tracing_on", "1", err, errlen)))
+		return r;
+	/* As the kernel reads them back (it rounds the buffer size up to
+	 * whole pages): what trace_instance_check compares against. */
+	snprintf(dir, sizeof(dir), "%s/instances/%s", ti->root, ti->name);
+	if ((r = read_small(dir, "buffer_size_kb", ti->want_kb, sizeof(ti->want_kb), NULL)) ||
+	    (r = read_small(dir, "tracing_cpumask", ti->want_mask, sizeof(ti->want_mask), NULL)) ||
+	    (r = read_small(dir, "set_event", ti->want_events, sizeof(ti->want_events), NULL))) {
+		util_errf(err, errlen, "tracefs: cannot read back instance %s: %s", ti->name,
+			  strerror(-r));
+		return r;
+	}
+	ti->started = true;
+	return 0;
+}
+
+/* The lines of a set_event listing. */
+static unsigned count_lines(const char *s)
+{
+	unsigned n = *s != '\0';
+
+	for (; *s; s++)
+		n += *s == '\n' && s[1];
+	return n;
+}
+
+int trace_instance_check(const struct trace_instance *ti, char *what, size_t len)
+{
+	char dir[PATH_MAX + 64], on[16], clock[256], kb[64], mask[256], esc[128];
+	char *events;
+	struct stat st;
+	int r;
+
+	if (!ti->inst || !ti->started)
+		return 0;
+	snprintf(dir, sizeof(dir), "%s/instances/%s", ti->root, ti->name);
+	if (lstat(dir, &st) < 0) {
+		if (errno != ENOENT)
+			return -errno;
+		util_errf(what, len, "its instance %s was removed", ti->name);
+		return 1;
+	}
+	events = malloc(sizeof(ti->want_events));
+	if (!events)
+		return -ENOMEM;
+	if ((r = read_small(dir, "tracing_on", on, sizeof(on), NULL)) ||
+	    (r = read_small(dir, "trace_clock", clock, sizeof(clock), NULL)) ||
+	    (r = read_small(dir, "buffer_size_kb", kb, sizeof(kb), NULL)) ||
+	    (r = read_small(dir, "tracing_cpumask", mask, sizeof(mask), NULL)) ||
+	    (r = read_small(dir, "set_event", events, sizeof(ti->want_events), NULL))) {
+		free(events);
+		/* removed between the lstat and the read */
+		if (r != -ENOENT)
+			return r;
+		util_errf(what, len, "its instance %s was removed", ti->name);
+		return 1;
+	}
+	r = 1;
+	if (strcmp(on, "1"))
+		util_errf(what, len, "the tracing_on of its instance %s was set to %s", ti->name,
+			  util_escape(on, esc, sizeof(esc)));
+	else if (!strstr(clock, "[mono]"))
+		util_errf(what, len, "the trace_clock of its instance %s was changed (%s)",
+			  ti->name, util_escape(clock, esc, sizeof(esc)));
+	else if (strcmp(kb, ti->want_kb))
+		util_errf(what, len, "the buffer_size_kb of its instance %s was changed to %s",
+			  ti->name, util_escape(kb, esc, sizeof(esc)));
+	else if (strcmp(mask, ti->want_mask))
+		util_errf(what, len, "the tracing_cpumask of its instance %s was changed to %s",
+			  ti->name, util_escape(mask, esc, sizeof(esc)));
+	else if (strcmp(events, ti->want_events))
+		util_errf(what, len,
+			  "the events of its instance %s were changed (%u enabled, %u at the "
+			  "start)",
+			  ti->name, count_lines(events), count_lines(ti->want_events));
+	else
+		r = 0;
+	free(events);
+	return r;
+}
+
+/* A name no one can predict: 64 random bits after the pid, so that runs
+ * in different PID namespaces (which may share a pid) never meet, and a
+ * name made beforehand is never ours. */
+static int make_name(struct trace_instance *ti, char *err, size_t errlen)
+{
+	uint64_t token;
+
+	if (getrandom(&token, sizeof(token), 0) != (ssize_t)sizeof(token)) {
+		int r = -errno;
+
+		util_errf(err, errlen, "tracefs: no random name for the instance: %s",
+			  strerror(-r));
+		return r;
+	}
+	snprintf(ti->name, sizeof(ti->name), "rtsoak-%d-%016llx", (int)getpid(),
+		 (unsigned long long)token);
+	return 0;
+}
+
+/* The owner record before the instance exists (lock.h, LOCK_TRACE): a run
+ * that sees the instance sees the record.  A name whose record someone
+ * holds (a cleaner checking it right now): another name. */
+static int take_owner(struct trace_instance *ti, char *err, size_t errlen)
+{
+	char e[512];
+	int r = -EBUSY;
+
+	for (int tries = 0; tries < 4 && r == -EBUSY; tries++) {
+		if ((r = make_name(ti, err, errlen)))
+			return r;
+		r = lock_take(&ti->owner, LOCK_TRACE, ti->name, NULL, e, sizeof(e));
+	}
+	if (r)
+		util_errf(err, errlen,
+			  "tracefs: cannot record the owner of instance %s (%s): refusing to make "
+			  "an instance that no later run could tell from another tool's",
+			  ti->name, e);
+	return r;
 }
 
 int trace_instance_create(struct trace_instance *ti, const struct trace_instance_config *cfg,
@@ -427,8 +579,8 @@ int trace_instance_create(struct trace_instance *ti, const struct trace_instance
 	int r, stale;
 
 	memset(ti, 0, sizeof(*ti));
+	ti->owner.fd = -1;
 	snprintf(ti->root, sizeof(ti->root), "%s", TRACE_ROOT);
-	snprintf(ti->name, sizeof(ti->name), "rtsoak-%d", (int)getpid());
 	ti->cpus = cfg->cpus;
 	ti->buffer_kb = cfg->buffer_kb ? cfg->buffer_kb : TRACE_DEFAULT_BUFFER_KB;
 	ti->stacks = cfg->stacks; /* wanted; enable_stacks sets the trigger */
@@ -440,6 +592,11 @@ int trace_instance_create(struct trace_instance *ti, const struct trace_instance
 		util_errf(err, errlen, "tracefs: an instance needs root");
 		return -EACCES;
 	}
+	if ((r = trace_timens_offset(&ti->mono_offset_ns))) {
+		util_errf(err, errlen, "tracefs: cannot read /proc/self/timens_offsets: %s",
+			  strerror(-r));
+		return r;
+	}
 	if ((r = ensure_mounted(ti->root, &ti->mounted, err, errlen)))
 		return r;
 	/* libtracefs would look for a mount in /proc/mounts: tell it ours. */
@@ -448,12 +605,14 @@ int trace_instance_create(struct trace_instance *ti, const struct trace_instance
 		util_errf(err, errlen, "tracefs: %s: %s", ti->root, strerror(-r));
 		goto fail;
 	}
-	stale = trace_instance_cleanup_stale(ti->root, live_instances == 0, err, errlen);
+	stale = trace_instance_cleanup_stale(ti->root, err, errlen);
 	if (stale < 0) {
 		r = stale;
 		goto fail;
 	}
 	ti->stale_removed = stale;
+	if ((r = take_owner(ti, err, errlen)))
+		goto fail;
 	/* mkdir ourselves: EEXIST is the check that we never reuse an
 	 * instance (tracefs_instance_create would quietly return it). */
 	snprintf(path, sizeof(path), "%s/instances/%s", ti->root, ti->name);
@@ -461,6 +620,7 @@ int trace_instance_create(struct trace_instance *ti, const struct trace_instance
 		r = -errno;
 		util_errf(err, errlen, "tracefs: cannot create instance %s: %s", path,
 			  strerror(-r));
+		lock_release(&ti->owner);
 		goto fail;
 	}
 	ti->inst = tracefs_instance_alloc(ti->root, ti->name);
@@ -468,9 +628,9 @@ int trace_instance_create(struct trace_instance *ti, const struct trace_instance
 		r = errno ? -errno : -ENOMEM;
 		util_errf(err, errlen, "tracefs: instance %s: %s", path, strerror(-r));
 		rmdir(path);
+		lock_release(&ti->owner);
 		goto fail;
 	}
-	live_instances++;
 	if ((r = configure(ti, err, errlen))) {
 		char e2[8];
 
@@ -494,7 +654,7 @@ int trace_instance_destroy(struct trace_instance *ti, char *err, size_t errlen)
 		if (ti->stacks)
 			tracefs_event_file_write(ti->inst, "irq_vectors", "local_timer_entry",
 						 "trigger", "!stacktrace");
-		if (tracefs_instance_destroy(ti->inst) < 0) {
+		if (tracefs_instance_destroy(ti->inst) < 0 && errno != ENOENT) {
 			r = errno ? -errno : -EIO;
 			util_errf(err, errlen,
 				  "tracefs: cannot remove instance %s/instances/%s: %s", ti->root,
@@ -502,7 +662,13 @@ int trace_instance_destroy(struct trace_instance *ti, char *err, size_t errlen)
 		}
 		tracefs_instance_free(ti->inst);
 		ti->inst = NULL;
-		live_instances--;
+		ti->started = false;
+		/* The record goes with the instance; an instance left behind
+		 * keeps it, unheld, so that the next run removes both. */
+		if (r)
+			lock_abandon(&ti->owner);
+		else
+			lock_release(&ti->owner);
 	}
 	release_mount(ti, err, errlen, &r);
 	return r;
@@ -525,6 +691,11 @@ int trace_instance_start(struct trace_instance *ti, char *err, size_t errlen)
 }
 
 int trace_instance_destroy(struct trace_instance *ti, char *err, size_t errlen)
+{
+	return 0;
+}
+
+int trace_instance_check(const struct trace_instance *ti, char *what, size_t len)
 {
 	return 0;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* trace_instance: rtsoak's own tracefs instance, instances/rtsoak-<pid>.
+/* trace_instance: rtsoak's own tracefs instance, instances/rtsoak-<pid>-<token>.
  *
  * The flight recorder of `run --trace` records into an instance of its own
  * so that the machine's tracing (the top-level buffer: tracing_on,
@@ -13,6 +13,18 @@
  * stays off until trace_instance_start() (the recorder calls it once it is
  * ready to read).
  *
+ *
+ * Ownership: an instance's name alone proves nothing (anyone root can make
+ * rtsoak-123, and a run in a PID namespace sees other pids).  Before it
+ * makes an instance, create takes an owner record in the run directory
+ * (lock.h, LOCK_TRACE: /run/rtsoak/trace-<name>, held with a record lock
+ * for as long as the process lives, whatever its PID namespace), and the
+ * name carries 64 random bits.  Only an instance whose record exists and
+ * whose lock nobody holds is stale: one without a record (another tool's,
+ * a hand-made one, an older rtsoak's) and one whose owner lives are never
+ * touched.  A live run cannot be protected from root writing into its
+ * instance, so trace_instance_check tells it when that happened.
+ *
  * Without libtracefs (configure --with-tracefs) every function returns
  * -ENOTSUP with TRACE_NOT_BUILT as its message.
  *
@@ -24,8 +36,10 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cpuset.h"
+#include "lock.h"
 
 #define TRACE_NOT_BUILT "rtsoak was built without tracefs support (configure --with-tracefs)"
 #define TRACE_ROOT "/sys/kernel/tracing"
@@ -46,7 +60,7 @@ struct trace_instance_config {
 
 struct trace_instance {
 	struct tracefs_instance *inst;
-	char name[32];	     /* "rtsoak-<pid>" */
+	char name[48];	     /* "rtsoak-<pid>-<16 hex digits>" */
 	char root[PATH_MAX]; /* where tracefs is mounted (TRACE_ROOT) */
 	bool mounted;	     /* create mounted it: destroy unmounts it */
 	struct cpuset cpus;
@@ -55,6 +69,13 @@ struct trace_instance {
 	bool stacks;	   /* the stacktrace trigger is set */
 	unsigned nevents;  /* the events enabled, "sched:sched_switch" ... */
 	char events[TRACE_MAX_EVENTS][TRACE_EVNAME_LEN];
+	struct lock owner; /* the owner record, held while the instance exists */
+	/* CLOCK_MONOTONIC of this process's time namespace minus the trace
+	 * clock's (the host's): /proc/self/timens_offsets, 0 outside one */
+	int64_t mono_offset_ns;
+	/* What start left in the instance, for trace_instance_check. */
+	bool started;
+	char want_kb[64], want_mask[256], want_events[TRACE_MAX_EVENTS * TRACE_EVNAME_LEN];
 };
 
 /* Mount tracefs if needed, clean up stale instances, create and configure
@@ -72,14 +93,23 @@ int trace_instance_start(struct trace_instance *ti, char *err, size_t errlen)
  * it.  Safe to call twice and on a zeroed struct.  0 or -errno with err. */
 int trace_instance_destroy(struct trace_instance *ti, char *err, size_t errlen);
 
-/* Remove instances/rtsoak-<pid> whose pid no longer exists, under a
- * mounted tracefs at root; only names that are exactly "rtsoak-" and a
- * decimal pid without leading zeros.  Returns how many it removed, or
- * -errno with err.  own_is_stale: also remove rtsoak-<getpid()> (create
- * does so when this process holds no instance: a dead process's pid reused
- * by us). */
-int trace_instance_cleanup_stale(const char *root, bool own_is_stale, char *err, size_t errlen)
+/* Has anyone changed the instance since start (tracing_on, trace_clock,
+ * buffer_size_kb, tracing_cpumask, the events enabled) or removed it?
+ * 0 no; 1 yes, with what in `what` (one clause: "its tracing_on was set to
+ * 0"); -errno when it could not tell.  Reads six small files. */
+int trace_instance_check(const struct trace_instance *ti, char *what, size_t len)
     __attribute__((warn_unused_result));
+
+/* Remove the instances of rtsoak runs that are gone under a mounted
+ * tracefs at root: those whose owner record (LOCK_TRACE) nobody holds;
+ * records left without their instance go too.  Returns how many instances
+ * it removed, or -errno with err. */
+int trace_instance_cleanup_stale(const char *root, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
+
+/* The monotonic offset of this process's time namespace in ns
+ * (/proc/self/timens_offsets; 0 without time namespaces).  0 or -errno. */
+int trace_timens_offset(int64_t *mono_ns) __attribute__((warn_unused_result));
 
 /* The top-level buffer's settings, to prove they are left alone. */
 struct trace_top_state {

@@ -125,6 +125,14 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* A trace timestamp (the host's CLOCK_MONOTONIC, whatever time namespace
+ * reads it) on this process's CLOCK_MONOTONIC, which the probes read: in a
+ * time namespace they differ by its offset. */
+static uint64_t to_mono(const struct trace_recorder *rec, unsigned long long ts)
+{
+	return (uint64_t)ts + (uint64_t)rec->ti->mono_offset_ns;
+}
+
 /* ---- set-up --------------------------------------------------------- */
 
 static enum conv conv_of(const char *sys, const char *ev, char *vname)
@@ -855,14 +863,16 @@ static int poll_cpu(struct trace_recorder *rec, struct cpu_ring *c, char *err, s
 		/* Only the page's first event carries the missed count. */
 		missed = kbuffer_missed_events(rec->kbuf);
 		if (missed) {
-			add_lost(c, data ? ts : kbuffer_timestamp(rec->kbuf), missed);
+			add_lost(c, to_mono(rec, data ? ts : kbuffer_timestamp(rec->kbuf)), missed);
 			added++;
 		}
 		while (data) {
-			if (convert(rec, c, data, kbuffer_event_size(rec->kbuf), ts)) {
+			uint64_t t = to_mono(rec, ts);
+
+			if (convert(rec, c, data, kbuffer_event_size(rec->kbuf), t)) {
 				added++;
-				if (ts > c->newest)
-					c->newest = ts;
+				if (t > c->newest)
+					c->newest = t;
 			}
 			data = kbuffer_next_event(rec->kbuf, &ts);
 		}

@@ -14,7 +14,7 @@
 #    exit, whose state is named exactly when the kernel traced one ("idle:?"
 #    where power:cpu_idle never fires, as on this VM);
 #  - no leftovers: after a normal end, SIGINT and SIGKILL (and the next run,
-#    which removes the killed run's instance), no rtsoak-<pid> instance of
+#    which removes the killed run's instance), no rtsoak-<pid>-<token> instance of
 #    ours remains and the top-level tracing state is as it was;
 #  - without tracefs (hidden under a tmpfs in a mount namespace) --trace exits
 #    3 with one line before measuring; without --trace nothing is mounted.
@@ -42,7 +42,7 @@ top_state() {
 		cat "$T/$f" 2>&1
 	done
 }
-ours() { ls "$T/instances" | grep -E "^rtsoak-($1)\$"; }
+ours() { ls "$T/instances" | grep -E "^rtsoak-($1)-[0-9a-f]{16}\$"; }
 top_state >top.before
 
 # --- the spike load preempts the probe: attributed to it ------------------
@@ -57,7 +57,7 @@ top_state >top.before
 pid=$!
 sleep 2
 [ -n "$(ours $pid)" ]
-ok $? "during the run its own instance rtsoak-$pid exists"
+ok $? "during the run its own instance rtsoak-$pid-<token> exists"
 wait $pid
 ok $? "run --trace with the spike load exits 0 ($(head -c 300 spike.err))"
 validate spike.json
@@ -252,7 +252,7 @@ sleep 2
 kill -KILL $pid
 wait $pid 2>/dev/null
 [ -n "$(ours $pid)" ]
-ok $? "SIGKILL leaves its instance rtsoak-$pid behind"
+ok $? "SIGKILL leaves its instance rtsoak-$pid-<token> behind"
 "$RTSOAK" run --trace --probes timer --cpus 1 --duration 1s -q -o next.json 2>next.err
 ok $? "the next --trace run exits 0 ($(head -c 200 next.err))"
 [ -z "$(ours "$pid|$!")" ] && [ -z "$(ls $T/instances | grep '^rtsoak-')" ]

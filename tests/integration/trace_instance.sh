@@ -3,9 +3,10 @@
 # The tracefs flight recorder (src/trace/) on the real tracefs, through
 # tests/trace_capture: rtsoak's instance is created, configured and removed;
 # the top-level buffer's settings are the same before and after; a SIGKILLed
-# holder's instance is removed by the next create, while another tool's
-# instance, a live process's rtsoak-<pid> and names that only look like ours
-# are left alone; tracefs mounted by the recorder is unmounted after and one
+# holder's instance is removed by the next create (its owner record in
+# /run/rtsoak is no longer held), while another tool's instance, a live
+# process's rtsoak-<pid> and names that only look like ours (no owner
+# record, even in the exact rtsoak-<pid>-<token> form) are left alone; tracefs mounted by the recorder is unmounted after and one
 # mounted before is left mounted; where /sys/kernel/tracing is not tracefs
 # (a tmpfs over it, a symlink owned by someone else) creation fails with one
 # line; a SCHED_FIFO thread sleeping 1 ms on a chosen CPU shows in the window
@@ -35,7 +36,8 @@ fstype() { stat -f -c %T "$1" 2>/dev/null; }
 # cases without it unmount it in a namespace of their own.
 [ "$(fstype $T)" = tracefs ] || mount -t tracefs nodev $T || exit 1
 cleanup() {
-	for d in other rtsoak-0123 rtsoak-12x "rtsoak-$$" rtsoak-99999999999; do
+	for d in other rtsoak-0123 rtsoak-12x "rtsoak-$$" rtsoak-99999999999 ${dead:+"rtsoak-$dead"} \
+		${dead:+"rtsoak-$dead-00000000deadbeef"}; do
 		rmdir "$T/instances/$d" 2>/dev/null
 	done
 	rm -rf "$WORK"
@@ -56,12 +58,13 @@ raw_top >top.raw.before
 ok $? "trace_top_snapshot reads the top level ($(tr '\n' ' ' <top.before | cut -c1-80))"
 "$CAP" --cpus $cpu --quiet -- sleep 1 >run.out 2>run.err &
 pid=$!
-inst=$T/instances/rtsoak-$pid
 # Configured once it has printed its events (a new instance starts with
 # tracing on, then off while it is set up).
 for _ in $(seq 100); do grep -q "^# events" run.out && break; sleep 0.05; done
-[ -d "$inst" ]
-ok $? "instance rtsoak-$pid exists while the recorder runs"
+name=$(sed -n 's/^# capture instance=\([^ ]*\) .*/\1/p' run.out)
+inst=$T/instances/$name
+[[ "$name" =~ ^rtsoak-$pid-[0-9a-f]{16}$ ]] && [ -d "$inst" ] && [ -f "/run/rtsoak/trace-$name" ]
+ok $? "instance $name (rtsoak-<pid>-<random token>) exists while the recorder runs, with its owner record"
 on=$(cat "$inst/tracing_on" 2>/dev/null) clock=$(cat "$inst/trace_clock" 2>/dev/null)
 mask=$(cat "$inst/tracing_cpumask" 2>/dev/null) kb=$(cat "$inst/buffer_size_kb" 2>/dev/null)
 sw=$(cat "$inst/events/sched/sched_switch/enable" 2>/dev/null)
@@ -75,8 +78,8 @@ ok $? "restricted to CPU $cpu (tracing_cpumask=$mask), 2048 KiB per CPU (buffer_
 ok $? "sched_switch and hrtimer_expire_entry enabled in the instance ($sw $hr)"
 wait $pid
 ok $? "the recorder exits 0 ($(head -c 200 run.err))"
-[ ! -e "$inst" ]
-ok $? "its instance is removed at the end"
+[ ! -e "$inst" ] && [ ! -e "/run/rtsoak/trace-$name" ]
+ok $? "its instance and its owner record are removed at the end"
 grep -q "^# events sched:sched_switch sched:sched_waking sched:sched_wakeup irq:irq_handler_entry" run.out
 ok $? "it reports the events it enabled"
 "$CAP" --top >top.after
@@ -90,21 +93,24 @@ ok $? "tracefs mounted before is used and left mounted"
 # --- SIGKILL leaves a stale instance; the next create removes it ----------
 "$CAP" --cpus $cpu --quiet -- sleep 30 >kill.out 2>&1 &
 kpid=$!
-kinst=$T/instances/rtsoak-$kpid
-for _ in $(seq 50); do [ -d "$kinst" ] && grep -q "^# events" kill.out && break; sleep 0.05; done
+for _ in $(seq 50); do grep -q "^# events" kill.out && break; sleep 0.05; done
+kname=$(sed -n 's/^# capture instance=\([^ ]*\) .*/\1/p' kill.out)
+kinst=$T/instances/$kname
 kchild=$(sed -n 's/^# child pid=//p' kill.out)
 kill -KILL $kpid
 wait $kpid 2>/dev/null
 [ -n "$kchild" ] && kill -KILL "$kchild" 2>/dev/null # its sleep, now an orphan
 [ -d "$kinst" ]
-ok $? "after SIGKILL its instance rtsoak-$kpid is left behind (the case to clean up)"
+ok $? "after SIGKILL its instance $kname is left behind (the case to clean up)"
 # Names that are not a dead rtsoak's: another tool's, a live process's
 # (this shell), a leading zero, a suffix, a pid beyond any pid_max.
+dead=$(bash -c 'echo $$')
+while kill -0 "$dead" 2>/dev/null; do dead=$((dead + 1)); done
 for d in other rtsoak-0123 rtsoak-12x "rtsoak-$$" rtsoak-99999999999; do mkdir "$T/instances/$d"; done
 "$CAP" --cpus $cpu --ms 20 --quiet >stale.out 2>stale.err
 ok $? "the next recorder starts ($(head -c 200 stale.err))"
-[ ! -e "$kinst" ]
-ok $? "it removed the killed holder's instance"
+[ ! -e "$kinst" ] && [ ! -e "/run/rtsoak/trace-$kname" ]
+ok $? "it removed the killed holder's instance and its owner record"
 removed=$(sed -n 's/.*stale_removed=\([0-9]*\).*/\1/p' stale.out)
 [ "${removed:-0}" -ge 1 ]
 ok $? "and says it removed ${removed:-?} stale instance(s)"
@@ -112,13 +118,14 @@ for d in other rtsoak-0123 rtsoak-12x "rtsoak-$$" rtsoak-99999999999; do
 	[ -d "$T/instances/$d" ]
 	ok $? "instances/$d is not touched"
 done
-# A dead pid in the exact pattern, made by hand: --cleanup removes it.
-dead=$(bash -c 'echo $$')
-while kill -0 "$dead" 2>/dev/null; do dead=$((dead + 1)); done
-mkdir "$T/instances/rtsoak-$dead"
+# A dead pid, in the old and in the exact pattern, made by hand: not
+# rtsoak's (no owner record), so --cleanup leaves both (issue 28: a name
+# proves nothing, and in a PID namespace a live run's pid looks dead).
+mkdir "$T/instances/rtsoak-$dead" "$T/instances/rtsoak-$dead-00000000deadbeef"
 n=$("$CAP" --cleanup)
-[ ! -e "$T/instances/rtsoak-$dead" ] && [ "${n:-0}" -ge 1 ]
-ok $? "--cleanup removes rtsoak-$dead (pid gone) and counts it ($n)"
+[ -d "$T/instances/rtsoak-$dead" ] && [ -d "$T/instances/rtsoak-$dead-00000000deadbeef" ] &&
+	[ "$n" = 0 ]
+ok $? "--cleanup leaves rtsoak-$dead and rtsoak-$dead-<token> (no owner record) alone ($n removed)"
 
 # --- tracefs not mounted: mounted for the run, unmounted after ------------
 out=$(unshare -m --propagation private bash -c "
@@ -169,7 +176,8 @@ fi
 bpid=$!
 wait $bpid
 rc=$?
-[ $rc -eq 3 ] && [ "$(grep -c . bad.err)" -eq 1 ] && [ ! -e "$T/instances/rtsoak-$bpid" ]
+[ $rc -eq 3 ] && [ "$(grep -c . bad.err)" -eq 1 ] &&
+	! ls "$T/instances" /run/rtsoak | grep -q -e "^rtsoak-$bpid-" -e "^trace-rtsoak-$bpid-"
 ok $? "a CPU the kernel does not have: exit 3, one line, no instance left ($rc: $(cat bad.err))"
 
 # --- the window keeps window_ms behind the newest event ---------------------
