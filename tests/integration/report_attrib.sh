@@ -8,6 +8,7 @@
 # causes shifted, and the refusal (exit 2, one line naming the field) of broken sections.
 . "$(dirname "$0")/lib.sh"
 set -o pipefail
+require_python_jsonschema
 
 plan 21
 cd "$WORK" || exit 1

@@ -22,6 +22,7 @@
 # mounted here is unmounted with the namespace.
 . "$(dirname "$0")/lib.sh"
 require_root
+require_python_jsonschema
 grep -qw tracefs /proc/filesystems || skip_all "this kernel has no tracefs"
 command -v unshare >/dev/null || skip_all "needs unshare(1)"
 err=$("$RTSOAK" run --trace --duration 1s -q -o /dev/null 2>&1 >/dev/null)

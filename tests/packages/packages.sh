@@ -17,7 +17,7 @@ src=$(cd "$here/../.." && pwd)
 out=${1:?usage: packages.sh OUTDIR}
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 
-plan 16
+plan 17
 
 version=$(sed -n 's/^AC_INIT(\[rtsoak\], \[\([^]]*\)\].*/\1/p' "$src/configure.ac")
 diag "configure.ac's version: ${version:-none}"
@@ -134,11 +134,18 @@ ok $? "rpm_checks: %check ran the unit tests and none failed"
 [ -n "$rpm" ] && [ "$(rpm -qp --qf '%{VERSION}' "$rpm" 2>/dev/null)" = "$version" ]
 ok $? "rpm_version: the .rpm's version is configure.ac's"
 
+# The licence: GPL-2.0-or-later, its text as the .rpm's licence file
+# (in rtsoak/, or rtsoak-VERSION/ where rpm is older, as Debian's).
+[ -n "$rpm" ] && [ "$(rpm -qp --qf '%{LICENSE}' "$rpm" 2>/dev/null)" = GPL-2.0-or-later ] &&
+	rpm -qpL "$rpm" 2>/dev/null | grep -Eqx '/usr/share/licenses/rtsoak(-[0-9.]+)?/COPYING'
+ok $? "rpm_license: License GPL-2.0-or-later, COPYING as its %license file"
+
 # The same files: the .deb's compressed docs and man page, its changelog and
-# copyright (Debian policy) and /lib for /usr/lib (bookworm's unit
-# directory) aside.
+# copyright (Debian policy), the .rpm's licence file (%license COPYING) and
+# /lib for /usr/lib (bookworm's unit directory) aside.
 norm() { sed -e 's/\.gz$//' -e 's|^/lib/|/usr/lib/|' | grep -v -e '^/usr/share/doc/rtsoak/changelog$' \
-	-e '^/usr/share/doc/rtsoak/copyright$' -e '^/usr/lib/\.build-id' | sort -u; }
+	-e '^/usr/share/doc/rtsoak/copyright$' -e '^/usr/share/licenses/rtsoak' \
+	-e '^/usr/lib/\.build-id' | sort -u; }
 dpkg-deb -c "$deb" 2>/dev/null | awk '$1 !~ /^d/ { sub(/^\./, "", $6); print $6 }' | norm >"$WORK/deb.files"
 rpm -qlp "$rpm" 2>/dev/null | while read -r f; do
 	[ "$f" = /usr/share/doc/rtsoak ] || echo "$f"
