@@ -659,19 +659,10 @@ void check_run(struct check_ctx *c, struct check_result *res)
 }
 
 /* Kernel and firmware strings are not promised to be UTF-8, which jansson refuses: mask the
- * high bytes of such a value rather than lose it. */
+ * bad bytes of such a value rather than lose it (util_json_string). */
 static json_t *str_json(const char *s)
 {
-	json_t *v = json_string(s);
-	char buf[CHECK_TEXT_MAX];
-
-	if (v)
-		return v;
-	snprintf(buf, sizeof(buf), "%s", s);
-	for (char *p = buf; *p; p++)
-		if ((unsigned char)*p >= 0x80)
-			*p = '?';
-	return json_string(buf);
+	return util_json_string(s);
 }
 
 json_t *check_json(const struct check_result *res, size_t n)

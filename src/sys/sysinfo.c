@@ -130,18 +130,12 @@ __attribute__((format(printf, 1, 2))) static int is_dir(const char *fmt, ...)
 	return n >= 0 && (size_t)n < sizeof(path) && !stat(path, &st) && S_ISDIR(st.st_mode);
 }
 
-/* Firmware strings (DMI, CPUID) are not promised to be UTF-8 and jansson rejects invalid UTF-8;
- * mask the high bytes rather than lose the whole value.  NULL only when out of memory. */
-static json_t *str_json(char *s, size_t len)
+/* Firmware strings (DMI, CPUID) are not promised to be UTF-8 and jansson rejects invalid UTF-8:
+ * util_json_stringn masks the bad bytes rather than lose the whole value.  NULL only when out of
+ * memory. */
+static json_t *str_json(const char *s, size_t len)
 {
-	json_t *v = json_stringn(s, len);
-
-	if (v)
-		return v;
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)s[i] >= 0x80)
-			s[i] = '?';
-	return json_stringn(s, len);
+	return util_json_stringn(s, len);
 }
 
 __attribute__((format(printf, 1, 2))) static json_t *file_str(const char *fmt, ...)
