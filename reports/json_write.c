@@ -65,17 +65,17 @@ static json_t *result_json(const struct report_result *res)
 	for (unsigned i = 0; i < REPORT_NPCT; i++)
 		bad |= util_json_set(o, report_pct_key[i], has ? ns(res->pct[i]) : json_null());
 	for (unsigned i = 0; i < res->ntop; i++)
-		bad |= util_json_push(top, json_pack("{s:I, s:I}", "t_ns",
-						     (json_int_t)res->top[i].t_ns, "latency_ns",
-						     (json_int_t)res->top[i].latency_ns));
+		bad |= util_json_push(top,
+				      json_pack("{s:I, s:I}", "t_ns", (json_int_t)res->top[i].t_ns,
+						"latency_ns", (json_int_t)res->top[i].latency_ns));
 	for (size_t k = 0; res->hist && k < res->hist->n; k++) {
 		unsigned i = res->hist->e[k].index;
 		/* The overflow bucket has no upper bound of its own: the exact
 		 * max closes it. */
 		uint64_t up = i == HISTOGRAM_OVERFLOW ? res->max + 1 : histogram_upper(i);
-		bad |= util_json_push(hist, json_pack("[I, I, I]", (json_int_t)histogram_lower(i),
-						      (json_int_t)up,
-						      (json_int_t)res->hist->e[k].count));
+		bad |= util_json_push(hist,
+				      json_pack("[I, I, I]", (json_int_t)histogram_lower(i),
+						(json_int_t)up, (json_int_t)res->hist->e[k].count));
 	}
 	bad |= util_json_set(o, "top", top);
 	bad |= util_json_set(o, "histogram", hist);
@@ -182,11 +182,11 @@ static json_t *head_json(const struct report *r, bool marks)
 
 	bad |= util_json_set(root, "schema", json_string(REPORT_SCHEMA));
 	/* tool.version as read from a report: util_json_string, not "s" */
-	bad |= util_json_set(root, "tool",
-			     json_pack("{s:s, s:o, s:o}", "name", "rtsoak", "version",
-				       util_json_string(r->tool_version ? r->tool_version
-									: PACKAGE_VERSION),
-				       "argv", argv));
+	bad |= util_json_set(
+	    root, "tool",
+	    json_pack("{s:s, s:o, s:o}", "name", "rtsoak", "version",
+		      util_json_string(r->tool_version ? r->tool_version : PACKAGE_VERSION), "argv",
+		      argv));
 	bad |= util_json_set(root, "run",
 			     json_pack("{s:s, s:s, s:I, s:s, s:b, s:o}", "start", r->start, "end",
 				       r->end, "duration_ns", (json_int_t)r->duration_ns, "status",

@@ -308,18 +308,25 @@ int session_output_build(struct report *r, struct session *s, bool live, bool fu
 	/* a live report's open phase counts up to the report's time */
 	const uint64_t now = live ? r->duration_ns : PHASE_CLOSED;
 
-	for (unsigned p = 0; p < s->phases.n; p++)
-		json_array_append_new(names, json_string(s->phases.name[p]));
+	int bad = !names;
+
+	/* every value checked: out of memory is an error, not a key missing */
+	for (unsigned p = 0; !bad && p < s->phases.n; p++)
+		bad |= util_json_push(names, util_json_string(s->phases.name[p]));
 	r->config = cli_config_json(cfg);
-	if (!r->config || !names)
+	if (!r->config || bad) {
+		json_decref(names);
 		return -ENOMEM;
-	json_object_set_new(r->config, "phases", names);
+	}
+	if (util_json_set(r->config, "phases", names))
+		return -ENOMEM;
 	r->periods = json_incref(json_object_get(r->config, "probe_intervals_ns"));
 	r->loads = json_array();
-	for (unsigned i = 0; s->sup && i < cfg->nloads; i++)
-		json_array_append_new(
-		    r->loads, load_supervisor_report(
-				  s->sup, i, phase_load_active_ns(&s->phases, i, now), s->t0));
+	for (unsigned i = 0; r->loads && s->sup && i < cfg->nloads; i++)
+		if (util_json_push(r->loads,
+				   load_supervisor_report(
+				       s->sup, i, phase_load_active_ns(&s->phases, i, now), s->t0)))
+			return -ENOMEM;
 	r->phases = phase_report(&s->phases, cfg, now);
 	r->tweaks = tweak_report(&cfg->tweaks);
 	if (!r->loads || !r->phases || !r->tweaks)

@@ -309,9 +309,9 @@ json_t *session_trace_json(struct session *s)
 	for (int c = cpuset_next(&s->cfg->cpus, 0); c >= 0; c = cpuset_next(&s->cfg->cpus, c + 1)) {
 		uint64_t ev = 0, lost = 0;
 		if (trace_recorder_stats(tr->rec, c, &ev, &lost) == 0)
-			bad |= util_json_push(cpus, json_pack("{s:i, s:I, s:I}", "cpu", c, "events",
-							      (json_int_t)ev, "lost",
-							      (json_int_t)lost));
+			bad |= util_json_push(cpus,
+					      json_pack("{s:i, s:I, s:I}", "cpu", c, "events",
+							(json_int_t)ev, "lost", (json_int_t)lost));
 	}
 	for (unsigned i = 0; !bad && i < s->nthreads && i < tr->nthr; i++) {
 		const struct probe_thread *t = &s->threads[i];

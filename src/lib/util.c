@@ -377,9 +377,11 @@ void util_report_stem(const char *path, char *buf, size_t len)
  * when the bytes there are not one. */
 static size_t utf8_len(const unsigned char *p, size_t n)
 {
-	size_t len = p[0] < 0x80 ? 1 : p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : (p[0] & 0xf0) == 0xe0 ? 3
-					 : p[0] >= 0xf0 && p[0] <= 0xf4	      ? 4
-										      : 0;
+	size_t len = p[0] < 0x80		    ? 1
+		     : p[0] >= 0xc2 && p[0] <= 0xdf ? 2
+		     : (p[0] & 0xf0) == 0xe0	    ? 3
+		     : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4
+						    : 0;
 
 	if (!len || len > n)
 		return 0;

@@ -121,8 +121,8 @@ static json_t *contributor_json(const struct attrib_contrib *c)
 		bad |= util_json_set(o, "pid", task ? json_integer(c->pid) : json_null());
 		bad |= util_json_set(o, "policy",
 				     task ? json_string(policy_name(c->policy)) : json_null());
-		bad |= util_json_set(o, "priority",
-				     task ? json_integer(c->rt_priority) : json_null());
+		bad |=
+		    util_json_set(o, "priority", task ? json_integer(c->rt_priority) : json_null());
 	}
 	if (bad) {
 		json_decref(o);
@@ -156,8 +156,8 @@ static json_t *top_json(const struct attrib_agg_top *t)
 		bad |= util_json_set(o, "timeline_truncated", json_boolean(t->res.seg_more));
 		bad |= util_json_set(o, "steal_ns", ns_or_null(t->res.steal_ns));
 		bad |= util_json_set(o, "steal_span_ns", ns_or_null(t->res.steal_span_ns));
-		bad |= util_json_set(o, "irq_at",
-				     *t->res.irq_at ? util_json_string(t->res.irq_at) : json_null());
+		bad |= util_json_set(
+		    o, "irq_at", *t->res.irq_at ? util_json_string(t->res.irq_at) : json_null());
 	}
 	json_decref(contrib);
 	json_decref(tl);
@@ -201,12 +201,12 @@ json_t *attrib_agg_json(const struct attrib_agg *a, const char *probe, int cpu, 
 		rank[order[i] - a->cause] = i;
 		double share = total ? (double)order[i]->excess_ns / (double)total
 				     : (double)order[i]->spikes / (double)a->attributed;
-		bad |= util_json_push(
-		    causes, json_pack("{s:o, s:s, s:I, s:I, s:f}", "cause",
-				      util_json_string(order[i]->key), "kind",
-				      attrib_kind_name(order[i]->kind), "spikes",
-				      (json_int_t)order[i]->spikes, "excess_ns",
-				      (json_int_t)order[i]->excess_ns, "share", share));
+		bad |= util_json_push(causes,
+				      json_pack("{s:o, s:s, s:I, s:I, s:f}", "cause",
+						util_json_string(order[i]->key), "kind",
+						attrib_kind_name(order[i]->kind), "spikes",
+						(json_int_t)order[i]->spikes, "excess_ns",
+						(json_int_t)order[i]->excess_ns, "share", share));
 	}
 	for (size_t i = 0; !bad && i < a->nsc; i++)
 		bad |= util_json_push(sc, json_pack("[I, I]", (json_int_t)a->spike_causes[i][0],
