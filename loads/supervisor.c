@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exit.h"
 #include "rt.h"
 #include "supervisor.h"
 #include "util.h"
@@ -272,8 +273,7 @@ static void remove_dir(struct load_supervisor *s)
 
 	snprintf(name, sizeof(name), "%s", s->dir.name);
 	if ((rc = load_dir_remove(&s->dir)) < 0)
-		fprintf(stderr, "rtsoak: loads: cannot remove %s/%s: %s\n", s->workdir, name,
-			strerror(-rc));
+		rtsoak_error("loads: cannot remove %s/%s: %s", s->workdir, name, strerror(-rc));
 }
 
 static void finish(struct load_supervisor *s)

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "exit.h"
 #include "analysis.h"
 #include "attribution.h"
 #include "check.h"
@@ -79,8 +80,8 @@ static void checkpoint_failed(struct session *s, const char *what, int err)
 	progress_done(&s->prog);
 	s->checkpoint_failures++;
 	s->checkpoint_errno = err;
-	fprintf(stderr, "rtsoak: checkpoint of '%s' failed: %s: %s (%s)\n", s->cfg->output, what,
-		strerror(err), checkpoint_left(s->cfg->output));
+	rtsoak_error("checkpoint of '%s' failed: %s: %s (%s)", s->cfg->output, what, strerror(err),
+		     checkpoint_left(s->cfg->output));
 }
 
 /* The checkpoint's series: what is new since the last one, appended to the
@@ -204,8 +205,8 @@ void session_output_publish(struct session *s, struct report *r, bool json, bool
 		/* Once a second: say it the first time, count the rest. */
 		if (wrc && !s->prom_failures++) {
 			progress_done(&s->prog);
-			fprintf(stderr, "rtsoak: --prom: cannot write '%s': %s (will retry)\n",
-				s->cfg->prom, strerror(-wrc));
+			rtsoak_error("--prom: cannot write '%s': %s (will retry)", s->cfg->prom,
+				     strerror(-wrc));
 		}
 		if (wrc)
 			s->prom_errno = -wrc;
