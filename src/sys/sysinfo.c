@@ -706,6 +706,20 @@ static int record_private(const struct stat *st)
 	return (st->st_mode & (S_IRUSR | S_IRGRP)) && !(st->st_mode & S_IROTH);
 }
 
+/* A file with a NUL byte (sysfs binary attributes: /sys/kernel/notes, a PCI config space) is
+ * not text: a JSON string may hold it (\u0000), but no reader takes one, so a report that
+ * recorded it could never be read again.  Such a file is refused by the check, left out by the
+ * recording (a glob may match it later).  An unreadable file is not binary: it is null. */
+static bool record_binary(const char *path)
+{
+	size_t len;
+	char *s = read_file(path, &len, 0);
+	bool bin = s && memchr(s, '\0', len);
+
+	free(s);
+	return bin;
+}
+
 /* The expansion of one glob is bounded: sysfs is full of symlink cycles, and "/sys/" followed
  * by eight "*" components read for 37 s and took 2 GB before failing.  glob() has no limit of
  * its own, so it reads directories through these, which count the entries (one glob at a time:
@@ -830,6 +844,16 @@ int sysinfo_record_check(const char *pattern, char *err, size_t errlen)
 				    strcmp(pattern, g.gl_pathv[i]) ? "', which" : "");
 			break;
 		}
+		if (!record_private(&st) && record_binary(g.gl_pathv[i])) {
+			rc = reject(
+			    err, errlen,
+			    "'%s'%s%s%s holds binary data (a NUL byte), which a report cannot "
+			    "carry (see SAFETY in rtsoak(1))",
+			    pattern, strcmp(pattern, g.gl_pathv[i]) ? " matches '" : "",
+			    strcmp(pattern, g.gl_pathv[i]) ? g.gl_pathv[i] : "",
+			    strcmp(pattern, g.gl_pathv[i]) ? "', which" : "");
+			break;
+		}
 		files++;
 		if (record_private(&st)) {
 			if (!withheld++) {
@@ -889,6 +913,10 @@ int sysinfo_record(json_t *system, char *const *globs, size_t nglobs)
 			    record_private(&st))
 				continue;
 			char *s = read_file(g.gl_pathv[j], &len, 0);
+			if (s && memchr(s, '\0', len)) { /* binary: record_binary() */
+				free(s);
+				continue;
+			}
 			json_t *v = s ? str_json(s, len) : missing(errno);
 			free(s);
 			rc = put(rec, g.gl_pathv[j], v) ? -ENOMEM : 0;
