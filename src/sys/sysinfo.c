@@ -847,8 +847,8 @@ int sysinfo_record_check(const char *pattern, char *err, size_t errlen)
 		if (!record_private(&st) && record_binary(g.gl_pathv[i])) {
 			rc = reject(
 			    err, errlen,
-			    "'%s'%s%s%s holds binary data (a NUL byte), which a report cannot "
-			    "carry (see SAFETY in rtsoak(1))",
+			    "'%s'%s%s%s holds binary data (a NUL byte): a report cannot carry it "
+			    "(see SAFETY in rtsoak(1))",
 			    pattern, strcmp(pattern, g.gl_pathv[i]) ? " matches '" : "",
 			    strcmp(pattern, g.gl_pathv[i]) ? g.gl_pathv[i] : "",
 			    strcmp(pattern, g.gl_pathv[i]) ? "', which" : "");
