@@ -442,3 +442,8 @@ int util_json_push(json_t *a, json_t *v)
 {
 	return v && !json_array_append_new(a, v) ? 0 : -1;
 }
+
+bool util_json_oom(const json_error_t *e)
+{
+	return json_error_code(e) == json_error_out_of_memory || (e->line == -1 && !e->text[0]);
+}

@@ -127,5 +127,10 @@ json_t *util_json_string(const char *s);
  * missing key.  v is always consumed. */
 int util_json_set(json_t *o, const char *key, json_t *v) __attribute__((warn_unused_result));
 int util_json_push(json_t *a, json_t *v) __attribute__((warn_unused_result));
+/* Did json_loadb fail for want of memory rather than on the text?  jansson
+ * says json_error_out_of_memory for some allocations, but a failed insert
+ * into an object or array while parsing returns NULL with the error as it
+ * was initialised (line -1, no text): that is no syntax error either. */
+bool util_json_oom(const json_error_t *e);
 
 #endif
