@@ -424,6 +424,7 @@ static int read_proc(struct check_ctx *c, int pid, struct check_proc *p)
 	if (!(s = strchr(buf, '(')) || !(e = strrchr(buf, ')')))
 		return -1;
 	snprintf(p->comm, sizeof(p->comm), "%.*s", (int)(e - s - 1), s + 1);
+	util_utf8_fix(p->comm, strlen(p->comm)); /* any 15 bytes, cut anywhere: a name */
 	p->pid = pid;
 	p->policy = p->rt_priority = 0;
 	for (f = strtok_r(e + 1, " ", &s); f; f = strtok_r(NULL, " ", &s), field++) {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "util.h"
 
 #define INTERRUPTS_MAX (4 * 1024 * 1024)
 
@@ -87,6 +88,7 @@ static int irq_walk(struct check_ctx *c, int (*fn)(const struct irq_line *, void
 			p += strcspn(p, " ");
 		}
 		p += strspn(p, " ");
+		util_utf8_fix(p, strlen(p)); /* a device's name: any bytes */
 		l.name = *p ? p : "?";
 		snprintf(path, pathlen, "/proc/irq/%ld/effective_affinity_list", l.irq);
 		rc = check_read_cpulist(c, path, &l.eff);
@@ -124,6 +126,7 @@ static int affinity_one(const struct irq_line *l, void *arg)
 		q->irq = l->irq;
 		q->here = l->here;
 		snprintf(q->name, sizeof(q->name), "%s", l->name);
+		util_utf8_fix(q->name, strlen(q->name)); /* cut inside a character */
 		cpuset_format(&eff, q->cpus, sizeof(q->cpus));
 	}
 	w->nirq++;

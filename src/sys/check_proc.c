@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "util.h"
 
 static const struct check_proc *find(const struct check_ctx *c, const char *comm)
 {
@@ -70,9 +71,9 @@ json_t *check_proc_kthreads_json(struct check_ctx *c)
 		if (!kthread_of_interest(c, p, &rt))
 			continue;
 		cpuset_format(&p->allowed, cpus, sizeof(cpus));
-		if (json_array_append_new(a, json_pack("{s:s, s:i, s:s, s:i, s:s}", "comm", p->comm,
-						       "pid", p->pid, "policy",
-						       policy_name(p->policy), "priority",
+		if (json_array_append_new(a, json_pack("{s:o, s:i, s:s, s:i, s:s}", "comm",
+						       util_json_string(p->comm), "pid", p->pid,
+						       "policy", policy_name(p->policy), "priority",
 						       rt ? p->rt_priority : 0, "cpus", cpus))) {
 			json_decref(a);
 			return NULL;

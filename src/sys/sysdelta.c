@@ -22,6 +22,7 @@ static json_t *read_per_cpu_table(const char *path, bool describe)
 	int cpus[4096], ncpu = 0;
 	char *line = NULL;
 	size_t cap = 0;
+	bool bad = false;
 
 	if (!f || !out) {
 		if (f)
@@ -69,10 +70,18 @@ static json_t *read_per_cpu_table(const char *path, bool describe)
 				snprintf(name + l, sizeof(name) - l, " %s", last);
 			}
 		}
-		json_object_set_new(out, name, arr);
+		/* an action is a driver's or a device's name (any bytes); the
+		 * line may also have been cut inside a character */
+		util_utf8_fix(name, strlen(name));
+		if (util_json_set(out, name, arr))
+			bad = true;
 	}
 	free(line);
 	fclose(f);
+	if (bad) { /* a row missing would be a count silently lost */
+		json_decref(out);
+		return NULL;
+	}
 	return out;
 }
 
