@@ -18,7 +18,7 @@
 DATA="$top_srcdir/tests/data"
 asan=0
 ldd "$RTSOAK" 2>/dev/null | grep -q libasan && asan=1
-plan 13
+plan 14
 cd "$WORK" || exit 1
 E=$'\x1b]0;pwned\x07\x1b[2J'
 
@@ -84,6 +84,12 @@ fi
 	[ "$("$PYTHON3" -c 'import json; r = json.load(open(b"out\xff.json")); print(r["config"].get("output"), r["tool"]["argv"][-1])')" = "out?.json out?.json" ] &&
 	"$RTSOAK" report $'out\xff.json' >/dev/null
 ok $? "an output path that is not UTF-8: config.output and argv keep it, masked (was dropped)"
+
+# an exec load whose command is Latin-1: the load was dropped from the report
+"$RTSOAK" run --duration 1s -q --no-rt --probes timer --cpus 0 \
+	--loads $'exec:cmd=sleep 5 #\xe9' -o load.json 2>/dev/null &&
+	[ "$(jget load.json '[(l["spec"], l["options"]["cmd"]) for l in r["loads"]] + [r["phases"][0]["loads"]]')" = '[["exec:cmd=sleep 5 #?", "sleep 5 #?"], ["exec:cmd=sleep 5 #?"]]' ]
+ok $? "an exec load with a byte that is not UTF-8 in its command: in loads and phases, masked ($(jget load.json '[l["spec"] for l in r["loads"]]' 2>&1))"
 
 # --- out of memory inside the parse ------------------------------------------
 # A million unknown keys: the text (18 MB) fits, jansson's tree of it
