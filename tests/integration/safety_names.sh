@@ -18,7 +18,7 @@
 DATA="$top_srcdir/tests/data"
 asan=0
 ldd "$RTSOAK" 2>/dev/null | grep -q libasan && asan=1
-plan 14
+plan 15
 cd "$WORK" || exit 1
 E=$'\x1b]0;pwned\x07\x1b[2J'
 
@@ -90,6 +90,12 @@ ok $? "an output path that is not UTF-8: config.output and argv keep it, masked 
 	--loads $'exec:cmd=sleep 5 #\xe9' -o load.json 2>/dev/null &&
 	[ "$(jget load.json '[(l["spec"], l["options"]["cmd"]) for l in r["loads"]] + [r["phases"][0]["loads"]]')" = '[["exec:cmd=sleep 5 #?", "sleep 5 #?"], ["exec:cmd=sleep 5 #?"]]' ]
 ok $? "an exec load with a byte that is not UTF-8 in its command: in loads and phases, masked ($(jget load.json '[l["spec"] for l in r["loads"]]' 2>&1))"
+
+# compare --json of a file whose name is not UTF-8: side "a" was dropped
+cp "$DATA/report-small.json" $'a\xe9.json'
+"$RTSOAK" compare $'a\xe9.json' "$DATA/report-small.json" --json cmp.json >/dev/null 2>&1
+[ "$(jget cmp.json 'r.get("a", {}).get("file")')" = 'a?.json' ]
+ok $? "compare --json: a file name that is not UTF-8 is kept, masked ($(jget cmp.json 'r.get("a")' 2>&1 | head -c 100))"
 
 # --- out of memory inside the parse ------------------------------------------
 # A million unknown keys: the text (18 MB) fits, jansson's tree of it
