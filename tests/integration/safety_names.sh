@@ -18,7 +18,7 @@
 DATA="$top_srcdir/tests/data"
 asan=0
 ldd "$RTSOAK" 2>/dev/null | grep -q libasan && asan=1
-plan 15
+plan 16
 cd "$WORK" || exit 1
 E=$'\x1b]0;pwned\x07\x1b[2J'
 
@@ -96,6 +96,11 @@ cp "$DATA/report-small.json" $'a\xe9.json'
 "$RTSOAK" compare $'a\xe9.json' "$DATA/report-small.json" --json cmp.json >/dev/null 2>&1
 [ "$(jget cmp.json 'r.get("a", {}).get("file")')" = 'a?.json' ]
 ok $? "compare --json: a file name that is not UTF-8 is kept, masked ($(jget cmp.json 'r.get("a")' 2>&1 | head -c 100))"
+
+# the fleet view's --json with it: exit 3 "out of memory" before
+"$RTSOAK" report $'a\xe9.json' "$DATA/report-small.json" --json fleet.json >/dev/null 2>&1 &&
+	[ "$(jget fleet.json 'sorted(x["file"] for x in r["reports"])[0]')" = 'a?.json' ]
+ok $? "the fleet view's --json: a file name that is not UTF-8 is kept, masked"
 
 # --- out of memory inside the parse ------------------------------------------
 # A million unknown keys: the text (18 MB) fits, jansson's tree of it
