@@ -69,8 +69,9 @@ static void close_at(struct phase_plan *p, unsigned cur, uint64_t t_ns)
 		return;
 	p->open = false;
 	now = sysdelta_read();
-	if (now && p->sys_last)
-		sysdelta_accumulate(p->sys_acc[cur], p->sys_last, now);
+	/* NULL: out of memory (an unreadable table is only left out) */
+	if (!now || !p->sys_last || sysdelta_accumulate(p->sys_acc[cur], p->sys_last, now))
+		p->lost = true;
 	json_decref(now);
 	p->time_ns[cur] += t_ns - p->cur_start;
 	if (util_json_push(p->occurrences[cur],
