@@ -4,6 +4,7 @@
  * every default: what was measured, how, and each probe's own options. */
 #include <config.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -101,8 +102,15 @@ json_t *cli_config_json(const struct run_config *cfg)
 	json_t *popts = json_object(), *periods = json_object();
 	for (unsigned i = 0; i < cfg->nprobes; i++) {
 		const struct probe_config *pc = &cfg->probes[i];
-		if (pc->ops->options)
-			bad |= util_json_set(popts, pc->spec, probe_config_options_json(pc));
+		if (pc->ops->options) {
+			/* the spec as a key: valid UTF-8 as in "probes" */
+			char *key = strdup(pc->spec);
+			if (key)
+				util_utf8_fix(key, strlen(key));
+			bad |= key ? util_json_set(popts, key, probe_config_options_json(pc))
+				   : util_json_set(popts, "", NULL);
+			free(key);
+		}
 		for (unsigned k = 0; pc->results && pc->results[k]; k++)
 			bad |= util_json_set(periods, pc->results[k],
 					     json_integer((json_int_t)pc->interval_ns));

@@ -234,7 +234,10 @@ int check_irq_fired(json_t *checks, json_t *phases, const struct cpuset *cpus)
 			json_array_foreach (counts, k, x) {
 				json_int_t was = json_integer_value(json_array_get(acc, k));
 				while (json_array_size(acc) <= k)
-					json_array_append_new(acc, json_integer(0));
+					if (util_json_push(acc, json_integer(0))) {
+						json_decref(sum);
+						return -ENOMEM;
+					}
 				json_array_set_new(acc, k,
 						   json_integer(was + json_integer_value(x)));
 			}
