@@ -66,6 +66,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exit.h"
 #include "load.h"
 
 #define DISK_ALIGN 4096u
@@ -526,8 +527,8 @@ static int disk_start(struct load_instance *inst, char *err, size_t errlen)
 static void unlink_name(struct load_instance *inst, const char *name)
 {
 	if (unlinkat(inst->dirfd, name, 0) < 0 && errno != ENOENT)
-		fprintf(stderr, "rtsoak: disk: cannot remove %s/%s/%s: %s\n", inst->workdir,
-			inst->dir_name, name, strerror(errno));
+		rtsoak_error("disk: cannot remove %s/%s/%s: %s", inst->workdir, inst->dir_name,
+			     name, strerror(errno));
 }
 
 static void disk_stop(struct load_instance *inst)

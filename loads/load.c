@@ -20,6 +20,7 @@
 
 #include "load.h"
 #include "opt.h"
+#include "util.h"
 
 static const struct opt_value *value_of(const struct load_instance *inst, const char *name)
 {
@@ -236,22 +237,31 @@ void load_instance_free(struct load_instance *inst)
 	memset(inst->val, 0, sizeof(inst->val));
 }
 
+/* NULL when a value cannot be made (out of memory); a string option is
+ * the user's (an exec command: any bytes), made valid UTF-8. */
 json_t *load_instance_options_json(const struct load_instance *inst)
 {
 	json_t *o = json_object();
 	char cpus[1024];
+	int bad = !o;
 
-	for (int i = 0; inst->ops->options && inst->ops->options[i].name; i++) {
+	for (int i = 0; !bad && inst->ops->options && inst->ops->options[i].name; i++) {
 		const struct opt *opt = &inst->ops->options[i];
 		const struct opt_value *v = &inst->val[i];
-		json_object_set_new(o, opt->name,
-				    opt->type == OPT_CHOICE || opt->type == OPT_STRING
-					? json_string(v->s)
-					: json_integer(v->i));
+		bool str = opt->type == OPT_CHOICE || opt->type == OPT_STRING;
+		if (str && !v->s) /* not given, no default: no key */
+			continue;
+		bad |=
+		    util_json_set(o, opt->name, str ? util_json_string(v->s) : json_integer(v->i));
 	}
-	json_object_set_new(o, "nice", json_integer(inst->nice));
 	cpuset_format(&inst->cpus, cpus, sizeof(cpus));
-	json_object_set_new(o, "cpus", json_string(cpus));
+	if (!bad)
+		bad |= util_json_set(o, "nice", json_integer(inst->nice)) |
+		       util_json_set(o, "cpus", json_string(cpus));
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
 	return o;
 }
 

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exit.h"
 #include "rt.h"
 #include "supervisor.h"
 #include "util.h"
@@ -272,8 +273,7 @@ static void remove_dir(struct load_supervisor *s)
 
 	snprintf(name, sizeof(name), "%s", s->dir.name);
 	if ((rc = load_dir_remove(&s->dir)) < 0)
-		fprintf(stderr, "rtsoak: loads: cannot remove %s/%s: %s\n", s->workdir, name,
-			strerror(-rc));
+		rtsoak_error("loads: cannot remove %s/%s: %s", s->workdir, name, strerror(-rc));
 }
 
 static void finish(struct load_supervisor *s)
@@ -573,9 +573,14 @@ json_t *load_supervisor_report(const struct load_supervisor *s, unsigned i, uint
 	}
 	uint64_t nexits = s->sh->exits[i];
 	uint64_t first = nexits > SUPERVISOR_EXIT_LOG ? nexits - SUPERVISOR_EXIT_LOG : 0;
-	for (uint64_t k = first; k < nexits; k++)
-		json_array_append_new(
+	int bad = !exits;
+	for (uint64_t k = first; !bad && k < nexits; k++)
+		bad |= util_json_push(
 		    exits, exit_json(&s->sh->exit_log[i][k % SUPERVISOR_EXIT_LOG], t0_ns));
+	if (bad) { /* NULL: an error of the report, not a load missing from it */
+		json_decref(exits);
+		return NULL;
+	}
 	cpuset_format(&inst->cpus, cpus, sizeof(cpus));
 	if (s->sh->stats[i][0])
 		extra = json_loads(s->sh->stats[i], 0, NULL);
@@ -585,11 +590,12 @@ json_t *load_supervisor_report(const struct load_supervisor *s, unsigned i, uint
 			     : s->sh->restarts[i]     ? "restarted"
 			     : errors		      ? "errors"
 						      : "ok";
+	/* the spec is the user's (an exec command: any bytes): valid UTF-8 */
 	json_t *o = json_pack(
-	    "{s:s, s:s, s:o, s:s, s:I, s:I, s:I, s:f, s:I, s:o, s:I, s:I, s:o, s:s, s:o}", "name",
-	    inst->ops->name, "spec", inst->spec, "options", load_instance_options_json(inst),
-	    "cpus", cpus, "workers", (json_int_t)inst->nworkers, "ops", (json_int_t)ops, "bytes",
-	    (json_int_t)bytes, "ops_per_sec",
+	    "{s:s, s:o, s:o, s:s, s:I, s:I, s:I, s:f, s:I, s:o, s:I, s:I, s:o, s:s, s:o}", "name",
+	    inst->ops->name, "spec", util_json_string(inst->spec), "options",
+	    load_instance_options_json(inst), "cpus", cpus, "workers", (json_int_t)inst->nworkers,
+	    "ops", (json_int_t)ops, "bytes", (json_int_t)bytes, "ops_per_sec",
 	    active_ns ? (double)ops * 1e9 / (double)active_ns : 0.0, "errors", (json_int_t)errors,
 	    "last_error", last_errno ? json_string(strerror(last_errno)) : json_null(), "restarts",
 	    (json_int_t)s->sh->restarts[i], "exits_total", (json_int_t)nexits, "exits", exits,

@@ -316,7 +316,7 @@ json_t *cyclictest_parse_text(const char *path, const char *clean, size_t clen, 
 	root = json_loadb(clean, clen, JSON_REJECT_DUPLICATES, &jerr);
 	errno = EINVAL;
 	if (!root) {
-		if (json_error_code(&jerr) == json_error_out_of_memory) {
+		if (util_json_oom(&jerr)) {
 			snprintf(err, errlen, "%s: out of memory", path);
 			errno = ENOMEM;
 		} else if (jerr.position >= (int)clen) {

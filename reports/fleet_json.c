@@ -12,11 +12,14 @@
 
 #include "fleet.h"
 #include "output.h"
+#include "util.h"
 #include "views.h"
 
+/* Paths and names are any bytes (a file name, a hostname): valid UTF-8, or
+ * json_pack would fail the whole view. */
 static json_t *str_or_null(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return s ? util_json_string(s) : json_null();
 }
 
 static json_t *ns_or_null(bool known, uint64_t ns)
@@ -45,8 +48,8 @@ static json_t *row_json(const struct fleet_row *row)
 						   ns_or_null(row->p999_known, row->p999_ns))
 				       : json_null();
 	/* json_pack's "o" takes a NULL as an error and frees the rest. */
-	return json_pack("{s:s, s:o, s:o, s:s, s:o, s:o, s:I, s:s, s:o, s:o, s:o, s:o, s:o}",
-			 "file", row->file, "host", str_or_null(row->host), "host_id",
+	return json_pack("{s:o, s:o, s:o, s:s, s:o, s:o, s:I, s:s, s:o, s:o, s:o, s:o, s:o}",
+			 "file", str_or_null(row->file), "host", str_or_null(row->host), "host_id",
 			 str_or_null(row->host_id), "tool", row->tool ? row->tool : "rtsoak",
 			 "kernel", str_or_null(row->kernel), "preempt", str_or_null(row->preempt),
 			 "duration_ns", (json_int_t)row->duration_ns, "status",
@@ -66,7 +69,7 @@ json_t *fleet_json(const struct fleet *f)
 			return NULL;
 		}
 	if (f->nrows && f->rows[0].has_worst)
-		worst = json_pack("{s:s, s:I}", "file", f->rows[0].file, "max_ns",
+		worst = json_pack("{s:o, s:I}", "file", str_or_null(f->rows[0].file), "max_ns",
 				  (json_int_t)f->rows[0].max_ns);
 	fleet_hosts(f, &hosts, &unknown);
 	return json_pack("{s:s, s:o, s:{s:I, s:I, s:I, s:o}}", "schema", FLEET_SCHEMA, "reports",

@@ -19,6 +19,7 @@
 #include "cyclictest.h"
 #include "serieslog.h"
 #include "report.h"
+#include "util.h"
 #include "views.h"
 
 /* The big arrays, parsed one element at a time (split_top). */
@@ -107,7 +108,7 @@ static json_t *value_at(struct rd *rd, size_t p, size_t limit, size_t *end, int 
 		       JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &e);
 
 	if (!v) {
-		*rc = json_error_code(&e) == json_error_out_of_memory ? -ENOMEM : -EAGAIN;
+		*rc = util_json_oom(&e) ? -ENOMEM : -EAGAIN;
 		return NULL;
 	}
 	*end = p + (size_t)e.position;

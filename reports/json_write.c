@@ -37,46 +37,51 @@ static json_t *histogram_layout(void)
 			 (json_int_t)HISTOGRAM_MAX_TRACKABLE);
 }
 
+/* Every value is checked (bad): a result with a key missing is not a
+ * result, and the report fails to write rather than go out short. */
 static json_t *result_json(const struct report_result *res)
 {
 	json_t *o = json_object(), *top = json_array(), *hist = json_array();
 	bool has = res->count > 0;
+	int bad = !o || !top || !hist;
 
-	if (!o || !top || !hist)
+	if (bad)
 		goto fail;
-	json_object_set_new(o, "probe", json_string(res->probe));
-	json_object_set_new(
+	bad |= util_json_set(o, "probe", util_json_string(res->probe));
+	bad |= util_json_set(
 	    o, "cpu", res->cpu == REPORT_CPU_ALL ? json_string("all") : json_integer(res->cpu));
-	json_object_set_new(o, "phase", json_string(res->phase));
-	json_object_set_new(o, "count", ns(res->count));
-	json_object_set_new(o, "missed", ns(res->missed));
+	bad |= util_json_set(o, "phase", util_json_string(res->phase));
+	bad |= util_json_set(o, "count", ns(res->count));
+	bad |= util_json_set(o, "missed", ns(res->missed));
 	if (res->discarded_known)
-		json_object_set_new(o, "discarded", ns(res->discarded));
+		bad |= util_json_set(o, "discarded", ns(res->discarded));
 	if (res->counters)
-		json_object_set(o, "counters", res->counters);
-	json_object_set_new(o, "min_ns", has ? ns(res->min) : json_null());
-	json_object_set_new(o, "mean_ns", has ? ns(res->mean) : json_null());
-	json_object_set_new(o, "stddev_ns", has ? ns(res->stddev) : json_null());
-	json_object_set_new(o, "max_ns", has ? ns(res->max) : json_null());
-	json_object_set_new(o, "max_at_ns", has ? ns(res->max_at) : json_null());
+		bad |= json_object_set(o, "counters", res->counters);
+	bad |= util_json_set(o, "min_ns", has ? ns(res->min) : json_null());
+	bad |= util_json_set(o, "mean_ns", has ? ns(res->mean) : json_null());
+	bad |= util_json_set(o, "stddev_ns", has ? ns(res->stddev) : json_null());
+	bad |= util_json_set(o, "max_ns", has ? ns(res->max) : json_null());
+	bad |= util_json_set(o, "max_at_ns", has ? ns(res->max_at) : json_null());
 	for (unsigned i = 0; i < REPORT_NPCT; i++)
-		json_object_set_new(o, report_pct_key[i], has ? ns(res->pct[i]) : json_null());
+		bad |= util_json_set(o, report_pct_key[i], has ? ns(res->pct[i]) : json_null());
 	for (unsigned i = 0; i < res->ntop; i++)
-		json_array_append_new(top,
+		bad |= util_json_push(top,
 				      json_pack("{s:I, s:I}", "t_ns", (json_int_t)res->top[i].t_ns,
 						"latency_ns", (json_int_t)res->top[i].latency_ns));
-	json_object_set_new(o, "top", top);
 	for (size_t k = 0; res->hist && k < res->hist->n; k++) {
 		unsigned i = res->hist->e[k].index;
 		/* The overflow bucket has no upper bound of its own: the exact
 		 * max closes it. */
 		uint64_t up = i == HISTOGRAM_OVERFLOW ? res->max + 1 : histogram_upper(i);
-		json_array_append_new(hist,
+		bad |= util_json_push(hist,
 				      json_pack("[I, I, I]", (json_int_t)histogram_lower(i),
 						(json_int_t)up, (json_int_t)res->hist->e[k].count));
 	}
-	json_object_set_new(o, "histogram", hist);
-	return o;
+	bad |= util_json_set(o, "top", top);
+	bad |= util_json_set(o, "histogram", hist);
+	top = hist = NULL;
+	if (!bad)
+		return o;
 fail:
 	json_decref(o);
 	json_decref(top);
@@ -167,43 +172,52 @@ static json_t *head_json(const struct report *r, bool marks)
 		json_decref(aggregates);
 		return NULL;
 	}
+	int bad = 0;
+	/* argv and the warnings carry what the user typed and names the
+	 * system gave: made valid UTF-8, as every name in the model. */
 	for (int i = 0; i < r->argc; i++)
-		json_array_append_new(argv, json_string(r->argv[i]));
+		bad |= util_json_push(argv, util_json_string(r->argv[i]));
 	for (size_t i = 0; i < r->nwarnings; i++)
-		json_array_append_new(warnings, json_string(r->warnings[i]));
+		bad |= util_json_push(warnings, util_json_string(r->warnings[i]));
 
-	json_object_set_new(root, "schema", json_string(REPORT_SCHEMA));
-	json_object_set_new(root, "tool",
-			    json_pack("{s:s, s:s, s:o}", "name", "rtsoak", "version",
-				      r->tool_version ? r->tool_version : PACKAGE_VERSION, "argv",
-				      argv));
-	json_object_set_new(root, "run",
-			    json_pack("{s:s, s:s, s:I, s:s, s:b, s:o}", "start", r->start, "end",
-				      r->end, "duration_ns", (json_int_t)r->duration_ns, "status",
-				      report_status_name(r->status), "realtime", r->realtime,
-				      "warnings", warnings));
-	if (r->series_until_ns) /* a checkpoint read with its series log */
-		json_object_set_new(json_object_get(root, "run"), "series_until_ns",
-				    json_integer((json_int_t)r->series_until_ns));
+	bad |= util_json_set(root, "schema", json_string(REPORT_SCHEMA));
+	/* tool.version as read from a report: util_json_string, not "s" */
+	bad |= util_json_set(
+	    root, "tool",
+	    json_pack("{s:s, s:o, s:o}", "name", "rtsoak", "version",
+		      util_json_string(r->tool_version ? r->tool_version : PACKAGE_VERSION), "argv",
+		      argv));
+	bad |= util_json_set(root, "run",
+			     json_pack("{s:s, s:s, s:I, s:s, s:b, s:o}", "start", r->start, "end",
+				       r->end, "duration_ns", (json_int_t)r->duration_ns, "status",
+				       report_status_name(r->status), "realtime", r->realtime,
+				       "warnings", warnings));
+	if (!bad && r->series_until_ns) /* a checkpoint read with its series log */
+		bad |= util_json_set(json_object_get(root, "run"), "series_until_ns",
+				     json_integer((json_int_t)r->series_until_ns));
 	/* Borrowed from the model, or empty ones of our own. */
-	json_object_set_new(root, "config", r->config ? json_incref(r->config) : json_object());
-	json_object_set_new(root, "system", r->system ? json_incref(r->system) : json_object());
+	bad |= util_json_set(root, "config", r->config ? json_incref(r->config) : json_object());
+	bad |= util_json_set(root, "system", r->system ? json_incref(r->system) : json_object());
 	if (r->checks) /* as read or as the run found them: unchanged */
-		json_object_set(root, "checks", r->checks);
-	json_object_set_new(root, "loads", r->loads ? json_incref(r->loads) : json_array());
-	json_object_set_new(root, "phases", r->phases ? json_incref(r->phases) : json_array());
-	json_object_set_new(root, "histogram_layout", histogram_layout());
-	json_object_set_new(root, "results", results);
-	json_object_set_new(root, "aggregates", aggregates);
-	json_object_set_new(root, "tweaks", r->tweaks ? json_incref(r->tweaks) : json_array());
+		bad |= json_object_set(root, "checks", r->checks);
+	bad |= util_json_set(root, "loads", r->loads ? json_incref(r->loads) : json_array());
+	bad |= util_json_set(root, "phases", r->phases ? json_incref(r->phases) : json_array());
+	bad |= util_json_set(root, "histogram_layout", histogram_layout());
+	bad |= util_json_set(root, "results", results);
+	bad |= util_json_set(root, "aggregates", aggregates);
+	bad |= util_json_set(root, "tweaks", r->tweaks ? json_incref(r->tweaks) : json_array());
 	if (r->ab)
-		json_object_set(root, "ab", r->ab);
+		bad |= json_object_set(root, "ab", r->ab);
 	if (r->analysis)
-		json_object_set(root, "analysis", r->analysis);
+		bad |= json_object_set(root, "analysis", r->analysis);
 	if (r->attribution) /* as read or as the run built it: unchanged */
-		json_object_set(root, "attribution", r->attribution);
+		bad |= json_object_set(root, "attribution", r->attribution);
 	if (r->series_log) /* a checkpoint's summary: the series' columns are there */
-		json_object_set(root, "series_log", r->series_log);
+		bad |= json_object_set(root, "series_log", r->series_log);
+	if (bad) {
+		json_decref(root);
+		return NULL;
+	}
 	return root;
 }
 

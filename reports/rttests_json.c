@@ -54,6 +54,7 @@
 
 #include "output.h"
 #include "report.h"
+#include "util.h"
 #include "views.h"
 
 /* 100 ms of 1 us rows: 800 KB for the one result being written; cyclictest -h users
@@ -77,11 +78,11 @@ static int by_cpu(const void *a, const void *b)
 	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
 }
 
-/* A JSON string (jansson's escaping), "" for NULL.  -ENOMEM, or 0 (write errors stay in the
- * stream's error flag, which fill() returns). */
+/* A JSON string (jansson's escaping, made valid UTF-8: an argv is any bytes), "" for NULL.
+ * -ENOMEM, or 0 (write errors stay in the stream's error flag, which fill() returns). */
 static int put_str(FILE *f, const char *s)
 {
-	json_t *j = json_string(s ? s : "");
+	json_t *j = util_json_string(s ? s : "");
 	char *text = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
 
 	json_decref(j);
@@ -189,8 +190,16 @@ static int fill(FILE *f, void *arg)
 	fputs("{\n  \"file_version\": 1,\n  \"cmdline:\": ", f);
 	bad |= put_str(f, cmdline);
 	free(cmdline);
-	fprintf(f, ",\n  \"rt_test_version:\": \"rtsoak %s\",\n  \"start_time\": ",
-		r->tool_version ? r->tool_version : PACKAGE_VERSION);
+	/* The version is the report's (tool.version, any string a file
+	 * held): jansson's escaping, as every string here, never printf. */
+	char *version = NULL;
+	if (asprintf(&version, "rtsoak %s", r->tool_version ? r->tool_version : PACKAGE_VERSION) <
+	    0)
+		return -ENOMEM;
+	fputs(",\n  \"rt_test_version:\": ", f);
+	bad |= put_str(f, version);
+	free(version);
+	fputs(",\n  \"start_time\": ", f);
 	bad |= put_str(f, start);
 	fputs(",\n  \"end_time\": ", f);
 	bad |= put_str(f, end);

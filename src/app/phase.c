@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "phase.h"
+#include "util.h"
 #include "sysdelta.h"
 
 #define PHASE_TOP_INTERRUPTS 10
@@ -68,12 +69,14 @@ static void close_at(struct phase_plan *p, unsigned cur, uint64_t t_ns)
 		return;
 	p->open = false;
 	now = sysdelta_read();
-	if (now && p->sys_last)
-		sysdelta_accumulate(p->sys_acc[cur], p->sys_last, now);
+	/* NULL: out of memory (an unreadable table is only left out) */
+	if (!now || !p->sys_last || sysdelta_accumulate(p->sys_acc[cur], p->sys_last, now))
+		p->lost = true;
 	json_decref(now);
 	p->time_ns[cur] += t_ns - p->cur_start;
-	json_array_append_new(p->occurrences[cur],
-			      json_pack("[I, I]", (json_int_t)p->cur_start, (json_int_t)t_ns));
+	if (util_json_push(p->occurrences[cur],
+			   json_pack("[I, I]", (json_int_t)p->cur_start, (json_int_t)t_ns)))
+		p->lost = true;
 }
 
 void phase_begin(struct phase_plan *p, unsigned idx, uint64_t t_ns)
@@ -138,28 +141,43 @@ uint64_t phase_load_active_ns(const struct phase_plan *p, unsigned i, uint64_t n
 	return t;
 }
 
+/* NULL when out of memory (now or when an occurrence closed): every value
+ * is checked, a phase is never silently missing from the report.  The
+ * names the user gave are made valid UTF-8. */
 json_t *phase_report(const struct phase_plan *p, const struct run_config *cfg, uint64_t now_ns)
 {
 	json_t *arr = json_array();
+	int bad = !arr || p->lost;
 
-	for (unsigned k = 0; k < p->n; k++) {
+	for (unsigned k = 0; !bad && k < p->n; k++) {
 		json_t *loads = json_array();
-		for (unsigned i = 0; i < cfg->nloads; i++)
+		bad |= !loads;
+		for (unsigned i = 0; !bad && i < cfg->nloads; i++)
 			if (p->mask[k] & (1u << i))
-				json_array_append_new(loads, json_string(cfg->loads[i].spec));
+				bad |= util_json_push(loads, util_json_string(cfg->loads[i].spec));
 		uint64_t open = open_ns(p, k, now_ns);
 		/* the open occurrence up to now, in a copy: the plan's list only
 		 * gets it when it closes */
 		json_t *occ = open ? json_copy(p->occurrences[k]) : json_incref(p->occurrences[k]);
-		if (open)
-			json_array_append_new(
+		bad |= !occ;
+		if (!bad && open)
+			bad |= util_json_push(
 			    occ, json_pack("[I, I]", (json_int_t)p->cur_start, (json_int_t)now_ns));
-		json_array_append_new(
-		    arr, json_pack("{s:s, s:o, s:I, s:o, s:o}", "name", p->name[k], "loads", loads,
-				   "time_ns", (json_int_t)(p->time_ns[k] + open), "occurrences",
-				   occ, "system",
+		if (bad) {
+			json_decref(loads);
+			json_decref(occ);
+			break;
+		}
+		bad |= util_json_push(
+		    arr, json_pack("{s:o, s:o, s:I, s:o, s:o}", "name",
+				   util_json_string(p->name[k]), "loads", loads, "time_ns",
+				   (json_int_t)(p->time_ns[k] + open), "occurrences", occ, "system",
 				   sysdelta_summary(p->sys_acc[k], PHASE_TOP_INTERRUPTS)
 				       ?: json_object()));
+	}
+	if (bad) {
+		json_decref(arr);
+		return NULL;
 	}
 	return arr;
 }

@@ -33,6 +33,7 @@ struct phase_plan {
 	json_t *occurrences[PROBE_MAX_PHASES]; /* [[start_ns, end_ns], ...] */
 	json_t *sys_acc[PROBE_MAX_PHASES];
 	json_t *sys_last;
+	bool lost; /* an occurrence could not be kept (out of memory): phase_report fails */
 };
 
 void phase_plan_init(struct phase_plan *p, const struct run_config *cfg);

@@ -28,6 +28,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "exit.h"
 #include "output.h"
 #include "rt.h"
 #include "session.h"
@@ -513,7 +514,7 @@ static int start_loads(struct session *s, struct report *r)
 	int n = load_leftovers_clean(cfg->workdir, err, sizeof(err));
 
 	if (n > 0) {
-		fprintf(stderr, "rtsoak: %s\n", err);
+		rtsoak_error("%s", err);
 		report_warn(r, "%s", err);
 	}
 	err[0] = '\0';

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "exit.h"
 #include "analysis.h"
 #include "attribution.h"
 #include "check.h"
@@ -79,8 +80,8 @@ static void checkpoint_failed(struct session *s, const char *what, int err)
 	progress_done(&s->prog);
 	s->checkpoint_failures++;
 	s->checkpoint_errno = err;
-	fprintf(stderr, "rtsoak: checkpoint of '%s' failed: %s: %s (%s)\n", s->cfg->output, what,
-		strerror(err), checkpoint_left(s->cfg->output));
+	rtsoak_error("checkpoint of '%s' failed: %s: %s (%s)", s->cfg->output, what, strerror(err),
+		     checkpoint_left(s->cfg->output));
 }
 
 /* The checkpoint's series: what is new since the last one, appended to the
@@ -204,8 +205,8 @@ void session_output_publish(struct session *s, struct report *r, bool json, bool
 		/* Once a second: say it the first time, count the rest. */
 		if (wrc && !s->prom_failures++) {
 			progress_done(&s->prog);
-			fprintf(stderr, "rtsoak: --prom: cannot write '%s': %s (will retry)\n",
-				s->cfg->prom, strerror(-wrc));
+			rtsoak_error("--prom: cannot write '%s': %s (will retry)", s->cfg->prom,
+				     strerror(-wrc));
 		}
 		if (wrc)
 			s->prom_errno = -wrc;
@@ -335,18 +336,25 @@ int session_output_build(struct report *r, struct session *s, bool live, bool fu
 	/* a live report's open phase counts up to the report's time */
 	const uint64_t now = live ? r->duration_ns : PHASE_CLOSED;
 
-	for (unsigned p = 0; p < s->phases.n; p++)
-		json_array_append_new(names, json_string(s->phases.name[p]));
+	int bad = !names;
+
+	/* every value checked: out of memory is an error, not a key missing */
+	for (unsigned p = 0; !bad && p < s->phases.n; p++)
+		bad |= util_json_push(names, util_json_string(s->phases.name[p]));
 	r->config = cli_config_json(cfg);
-	if (!r->config || !names)
+	if (!r->config || bad) {
+		json_decref(names);
 		return -ENOMEM;
-	json_object_set_new(r->config, "phases", names);
+	}
+	if (util_json_set(r->config, "phases", names))
+		return -ENOMEM;
 	r->periods = json_incref(json_object_get(r->config, "probe_intervals_ns"));
 	r->loads = json_array();
-	for (unsigned i = 0; s->sup && i < cfg->nloads; i++)
-		json_array_append_new(
-		    r->loads, load_supervisor_report(
-				  s->sup, i, phase_load_active_ns(&s->phases, i, now), s->t0));
+	for (unsigned i = 0; r->loads && s->sup && i < cfg->nloads; i++)
+		if (util_json_push(r->loads,
+				   load_supervisor_report(
+				       s->sup, i, phase_load_active_ns(&s->phases, i, now), s->t0)))
+			return -ENOMEM;
 	r->phases = phase_report(&s->phases, cfg, now);
 	r->tweaks = tweak_report(&cfg->tweaks);
 	if (!r->loads || !r->phases || !r->tweaks)

@@ -302,13 +302,20 @@ bool session_trace_disturbed(const struct session *s, char *what, size_t len)
 	return true;
 }
 
+/* Every value checked: NULL when one could not be made (out of memory), an
+ * error of the report rather than an entry silently missing from it. */
 static json_t *tracer_json(const struct session *s)
 {
 	const struct session_trace *tr = s->trace;
 	json_t *events = json_array();
+	int bad = !events;
 
-	for (unsigned i = 0; i < tr->ti.nevents; i++)
-		json_array_append_new(events, json_string(tr->ti.events[i]));
+	for (unsigned i = 0; !bad && i < tr->ti.nevents; i++)
+		bad |= util_json_push(events, json_string(tr->ti.events[i]));
+	if (bad) {
+		json_decref(events);
+		return NULL;
+	}
 	struct trace_stack_cost k;
 	trace_recorder_stack_cost(tr->rec, &k);
 	json_t *o =
@@ -319,11 +326,14 @@ static json_t *tracer_json(const struct session *s)
 		      "memory_bytes", (json_int_t)trace_recorder_memory(tr->rec));
 	/* what the stacks added to each local-timer interrupt: the report
 	 * says how much of the IRQ latency is the measurement's own */
-	if (o && tr->ti.stacks)
-		json_object_set_new(o, "stack_cost",
-				    json_pack("{s:I, s:I, s:I}", "stacks", (json_int_t)k.n,
-					      "mean_ns", (json_int_t)(k.n ? k.sum_ns / k.n : 0),
-					      "max_ns", (json_int_t)k.max_ns));
+	if (o && tr->ti.stacks &&
+	    util_json_set(o, "stack_cost",
+			  json_pack("{s:I, s:I, s:I}", "stacks", (json_int_t)k.n, "mean_ns",
+				    (json_int_t)(k.n ? k.sum_ns / k.n : 0), "max_ns",
+				    (json_int_t)k.max_ns))) {
+		json_decref(o);
+		return NULL;
+	}
 	return o;
 }
 
@@ -331,17 +341,21 @@ json_t *session_trace_json(struct session *s)
 {
 	struct session_trace *tr = s->trace;
 	json_t *cpus = json_array(), *series = json_array(), *o;
+	int bad = !cpus || !series;
 
-	if (!tr || !tr->rec)
+	if (!tr || !tr->rec || bad) {
+		json_decref(cpus);
+		json_decref(series);
 		return NULL;
+	}
 	for (int c = cpuset_next(&s->cfg->cpus, 0); c >= 0; c = cpuset_next(&s->cfg->cpus, c + 1)) {
 		uint64_t ev = 0, lost = 0;
 		if (trace_recorder_stats(tr->rec, c, &ev, &lost) == 0)
-			json_array_append_new(cpus,
+			bad |= util_json_push(cpus,
 					      json_pack("{s:i, s:I, s:I}", "cpu", c, "events",
 							(json_int_t)ev, "lost", (json_int_t)lost));
 	}
-	for (unsigned i = 0; i < s->nthreads && i < tr->nthr; i++) {
+	for (unsigned i = 0; !bad && i < s->nthreads && i < tr->nthr; i++) {
 		const struct probe_thread *t = &s->threads[i];
 		const struct attrib_agg *a = &tr->agg[(size_t)i * tr->nagg];
 		uint64_t thr = s->series ? s->series[i].threshold_ns : 0;
@@ -349,15 +363,22 @@ json_t *session_trace_json(struct session *s)
 		bool single = s->phases.n == 1 && !strcmp(s->phases.name[0], "all");
 		for (unsigned p = 0; !single && p < s->phases.n; p++)
 			if (a[p].spikes)
-				json_array_append_new(
+				bad |= util_json_push(
 				    series, attrib_agg_json(&a[p], t->pc->results[0], t->cpu,
 							    s->phases.name[p], thr));
-		json_array_append_new(series, attrib_agg_json(&a[tr->nagg - 1], t->pc->results[0],
+		bad |= util_json_push(series, attrib_agg_json(&a[tr->nagg - 1], t->pc->results[0],
 							      t->cpu, "all", thr));
 	}
+	if (bad) {
+		json_decref(cpus);
+		json_decref(series);
+		return NULL;
+	}
 	o = json_pack("{s:o, s:o, s:o}", "tracer", tracer_json(s), "cpus", cpus, "series", series);
-	if (o && tr->poll_errno)
-		json_object_set_new(o, "error", json_string(tr->poll_err));
+	if (o && tr->poll_errno && util_json_set(o, "error", util_json_string(tr->poll_err))) {
+		json_decref(o);
+		return NULL;
+	}
 	return o;
 }
 

@@ -13,7 +13,9 @@ enum {
 	EXIT_ENV = 3,	/* the machine cannot do it: privileges, kernel features */
 };
 
-/* One line on stderr: "rtsoak: " fmt "\n". */
+/* One line on stderr: "rtsoak: " fmt "\n", every control character of the
+ * message escaped (util_escape): a name or a string from a file cannot act
+ * on the terminal nor make a second line. */
 void rtsoak_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exit.h"
 #include "output.h"
 #include "util.h"
 
@@ -188,7 +189,7 @@ static int open_in_place(const char *path, const char *real, int flags)
 
 	while ((fd = open(real, flags | O_NONBLOCK)) < 0 && errno == ENXIO) {
 		if (!said)
-			fprintf(stderr, "rtsoak: waiting for a reader of the FIFO '%s'\n", path);
+			rtsoak_error("waiting for a reader of the FIFO '%s'", path);
 		said = true;
 		if (end_pending())
 			return -EINTR;

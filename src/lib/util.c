@@ -465,3 +465,79 @@ void util_report_stem(const char *path, char *buf, size_t len)
 		n -= 5;
 	snprintf(buf, len, "%.*s", (int)n, name);
 }
+
+/* The length of the UTF-8 character at p (n bytes left) as jansson accepts
+ * it (RFC 3629: no overlong form, no surrogate, nothing above U+10FFFF), 0
+ * when the bytes there are not one. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	size_t len = p[0] < 0x80		    ? 1
+		     : p[0] >= 0xc2 && p[0] <= 0xdf ? 2
+		     : (p[0] & 0xf0) == 0xe0	    ? 3
+		     : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4
+						    : 0;
+
+	if (!len || len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
+	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
+		return 0;
+	return len;
+}
+
+size_t util_utf8_fix(char *s, size_t len)
+{
+	unsigned char *p = (unsigned char *)s;
+	size_t fixed = 0;
+
+	for (size_t i = 0; i < len;) {
+		size_t n = utf8_len(p + i, len - i);
+
+		if (n) {
+			i += n;
+			continue;
+		}
+		p[i++] = '?';
+		fixed++;
+	}
+	return fixed;
+}
+
+json_t *util_json_stringn(const char *s, size_t len)
+{
+	json_t *v = json_stringn(s, len);
+
+	if (v) /* valid already: the common case costs no copy */
+		return v;
+	char *copy = malloc(len + 1);
+	if (!copy)
+		return NULL;
+	memcpy(copy, s, len);
+	util_utf8_fix(copy, len);
+	v = json_stringn(copy, len);
+	free(copy);
+	return v;
+}
+
+json_t *util_json_string(const char *s)
+{
+	return util_json_stringn(s, strlen(s));
+}
+
+int util_json_set(json_t *o, const char *key, json_t *v)
+{
+	return v && !json_object_set_new(o, key, v) ? 0 : -1;
+}
+
+int util_json_push(json_t *a, json_t *v)
+{
+	return v && !json_array_append_new(a, v) ? 0 : -1;
+}
+
+bool util_json_oom(const json_error_t *e)
+{
+	return json_error_code(e) == json_error_out_of_memory || (e->line == -1 && !e->text[0]);
+}

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #define NSEC_PER_USEC 1000ull
 #define NSEC_PER_MSEC 1000000ull
 #define NSEC_PER_SEC 1000000000ull
@@ -117,5 +119,29 @@ void util_fputs_escaped(const char *s, FILE *out);
 void util_catf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A report's name: PATH's file name without ".json" (the --prom run label's default). */
 void util_report_stem(const char *path, char *buf, size_t len);
+
+/* Make s (len bytes) valid UTF-8 in place: every byte that does not belong
+ * to a whole, valid character (a comm the kernel cut to 15 bytes in the
+ * middle of a character, a firmware string in Latin-1) becomes '?'; valid
+ * characters stay.  jansson refuses a string that is not UTF-8 (json_pack
+ * then returns NULL), and a reader refuses a file that has one: every name
+ * the kernel or a user supplies passes here before it enters the model.
+ * Returns the number of bytes replaced. */
+size_t util_utf8_fix(char *s, size_t len);
+/* json_stringn / json_string of s made valid UTF-8 (util_utf8_fix on a
+ * copy): NULL only when out of memory. */
+json_t *util_json_stringn(const char *s, size_t len);
+json_t *util_json_string(const char *s);
+/* json_object_set_new / json_array_append_new that also fail (-1) on a NULL
+ * value, the failure of the json_pack or json_string that made it: a writer
+ * ORs the results and turns any failure into an error, never a silently
+ * missing key.  v is always consumed. */
+int util_json_set(json_t *o, const char *key, json_t *v) __attribute__((warn_unused_result));
+int util_json_push(json_t *a, json_t *v) __attribute__((warn_unused_result));
+/* Did json_loadb fail for want of memory rather than on the text?  jansson
+ * says json_error_out_of_memory for some allocations, but a failed insert
+ * into an object or array while parsing returns NULL with the error as it
+ * was initialised (line -1, no text): that is no syntax error either. */
+bool util_json_oom(const json_error_t *e);
 
 #endif

@@ -10,6 +10,7 @@
 #include "analysis.h"
 #include "attribution.h"
 #include "periodicity.h"
+#include "util.h"
 
 static json_t *ns(uint64_t v)
 {
@@ -181,28 +182,35 @@ static json_t *periodicity_json(const struct report *r, const struct report_seri
 	if (found < 0)
 		found = 0;
 	for (int i = 0; i < found; i++)
-		json_array_append_new(
-		    pats,
-		    json_pack("{s:I, s:I, s:I, s:f, s:i, s:i, s:i, s:f}", "period_ns",
-			      (json_int_t)llround(pat[i].period_s * 1e9), "jitter_ns",
-			      (json_int_t)llround(pat[i].jitter_s * 1e9), "phase_ns",
-			      (json_int_t)llround(pat[i].phase_s * 1e9), "explained",
-			      round(pat[i].explained * 1e4) / 1e4, "matched", (int)pat[i].matched,
-			      "cycles", (int)pat[i].cycles, "cycles_hit", (int)pat[i].cycles_hit,
-			      "log10_p", round(pat[i].log10_p * 100) / 100));
+		if (util_json_push(
+			pats, json_pack("{s:I, s:I, s:I, s:f, s:i, s:i, s:i, s:f}", "period_ns",
+					(json_int_t)llround(pat[i].period_s * 1e9), "jitter_ns",
+					(json_int_t)llround(pat[i].jitter_s * 1e9), "phase_ns",
+					(json_int_t)llround(pat[i].phase_s * 1e9), "explained",
+					round(pat[i].explained * 1e4) / 1e4, "matched",
+					(int)pat[i].matched, "cycles", (int)pat[i].cycles,
+					"cycles_hit", (int)pat[i].cycles_hit, "log10_p",
+					round(pat[i].log10_p * 100) / 100)))
+			goto fail_t;
 	struct pattern_events pe = { rs, complete, t, src, n, span, NULL, NULL, NULL };
 	if (culprits(r, &pe, pat, found, pats))
 		goto fail_t;
 	free(t);
 	free(src);
-	json_object_set_new(o, "source", json_string(source));
-	json_object_set_new(o, "events", json_integer((json_int_t)n));
-	json_object_set_new(o, "verdict",
-			    json_string(!rs->threshold_ns ? "no spike threshold was set"
-					: found		  ? "periodic"
-					: n == 0	  ? "no spikes"
-							  : "no periodic pattern"));
-	json_object_set_new(o, "patterns", pats);
+	/* every value checked: an entry with a key missing is an error */
+	int bad = util_json_set(o, "source", json_string(source));
+	bad |= util_json_set(o, "events", json_integer((json_int_t)n));
+	bad |= util_json_set(o, "verdict",
+			     json_string(!rs->threshold_ns ? "no spike threshold was set"
+					 : found	   ? "periodic"
+					 : n == 0	   ? "no spikes"
+							   : "no periodic pattern"));
+	if (bad)
+		goto fail;
+	if (util_json_set(o, "patterns", pats)) {
+		json_decref(o);
+		return NULL;
+	}
 	return o;
 fail_t:
 	free(t);
@@ -272,9 +280,14 @@ static json_t *worst_intervals_json(const struct report *r)
 	for (unsigned k = 0; a && k < nb; k++) {
 		json_t *o = series_id(best[k].rs),
 		       *iv = interval_json(best[k].rs, best[k].i, &best[k].v);
-		json_object_update(o, iv);
+		int bad = !o || !iv || json_object_update(o, iv);
 		json_decref(iv);
-		json_array_append_new(a, o);
+		if (bad)
+			json_decref(o);
+		if (bad || util_json_push(a, o)) {
+			json_decref(a);
+			return NULL;
+		}
 	}
 	return a;
 }
@@ -343,12 +356,19 @@ static json_t *top_spikes_json(const struct report *r)
 		const struct top *tp = &all[k];
 		size_t i = tp->t_ns / tp->rs->interval_ns;
 		json_t *o = series_id(tp->rs);
-		json_object_set_new(o, "t_ns", ns(tp->t_ns));
-		json_object_set_new(o, "latency_ns", ns(tp->latency_ns));
-		json_object_set_new(o, "phase", json_string(top_phase(r, tp)));
-		json_object_set_new(o, "interval",
-				    i < tp->rs->n ? interval_json(tp->rs, i, NULL) : json_null());
-		json_array_append_new(a, o);
+		int bad = !o;
+		if (o) {
+			bad |= util_json_set(o, "t_ns", ns(tp->t_ns));
+			bad |= util_json_set(o, "latency_ns", ns(tp->latency_ns));
+			bad |= util_json_set(o, "phase", util_json_string(top_phase(r, tp)));
+			bad |= util_json_set(o, "interval",
+					     i < tp->rs->n ? interval_json(tp->rs, i, NULL)
+							   : json_null());
+		}
+		if (bad)
+			json_decref(o);
+		if (bad || util_json_push(a, o))
+			goto fail;
 	}
 	free(all);
 	return a;
@@ -369,7 +389,10 @@ json_t *analysis_build(const struct report *r)
 		if (!p || json_array_append_new(per, p))
 			goto fail;
 	}
-	json_object_set_new(o, "periodicity", per);
+	if (util_json_set(o, "periodicity", per)) {
+		per = NULL;
+		goto fail;
+	}
 	per = NULL;
 	json_t *worst = worst_intervals_json(r), *top = top_spikes_json(r);
 	if (!worst || !top) {
@@ -377,8 +400,8 @@ json_t *analysis_build(const struct report *r)
 		json_decref(top);
 		goto fail;
 	}
-	json_object_set_new(o, "worst_intervals", worst);
-	json_object_set_new(o, "top_spikes", top);
+	if (util_json_set(o, "worst_intervals", worst) | util_json_set(o, "top_spikes", top))
+		goto fail;
 	return o;
 fail:
 	json_decref(o);

@@ -329,28 +329,34 @@ static int match_all(struct comparison *c, bool aggregate)
 /* ---------------------------------------------------- what differs -- */
 
 /* Flatten an object into "prefix.key" -> scalar (arrays of scalars stay
- * whole: a list of probes is one value). */
-static void flatten(json_t *flat, const char *prefix, json_t *v)
+ * whole: a list of probes is one value).  0, or -1 when one could not be
+ * kept (out of memory): a difference silently missing is a wrong answer. */
+static int flatten(json_t *flat, const char *prefix, json_t *v)
 {
 	const char *k;
 	json_t *x;
 	size_t i;
 	char key[512];
+	int bad = 0;
 
 	if (json_is_object(v)) {
 		json_object_foreach (v, k, x) {
 			snprintf(key, sizeof(key), "%s.%s", prefix, k);
-			flatten(flat, key, x);
+			/* a long key is cut, maybe inside a character */
+			util_utf8_fix(key, strlen(key));
+			bad |= flatten(flat, key, x);
 		}
 	} else if (json_is_array(v) && json_array_size(v) &&
 		   (json_is_object(json_array_get(v, 0)) || json_is_array(json_array_get(v, 0)))) {
 		json_array_foreach (v, i, x) {
 			snprintf(key, sizeof(key), "%s[%zu]", prefix, i);
-			flatten(flat, key, x);
+			util_utf8_fix(key, strlen(key));
+			bad |= flatten(flat, key, x);
 		}
-	} else {
-		json_object_set(flat, prefix, v);
+	} else if (v) { /* a side without a system or config: nothing to list */
+		bad |= json_object_set(flat, prefix, v);
 	}
+	return bad;
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -386,10 +392,9 @@ static int differences(struct comparison *c)
 
 	if (!fa || !fb || !d)
 		goto nomem;
-	flatten(fa, "system", c->a->system);
-	flatten(fb, "system", c->b->system);
-	flatten(fa, "config", c->a->config);
-	flatten(fb, "config", c->b->config);
+	if (flatten(fa, "system", c->a->system) | flatten(fb, "system", c->b->system) |
+	    flatten(fa, "config", c->a->config) | flatten(fb, "config", c->b->config))
+		goto nomem;
 	json_object_foreach (fa, k, x) {
 		json_t *y = json_object_get(fb, k);
 		if (ignored(k) || (y && json_equal(x, y)))
@@ -398,13 +403,14 @@ static int differences(struct comparison *c)
 		 * change, it is unknown (the warnings say so). */
 		if (!y && c->b->tool_name)
 			continue;
-		json_array_append_new(
-		    d, json_pack("{s:s, s:O, s:O}", "what", k, "a", x, "b", y ? y : json_null()));
+		if (util_json_push(d, json_pack("{s:s, s:O, s:O}", "what", k, "a", x, "b",
+						y ? y : json_null())))
+			goto nomem;
 	}
 	json_object_foreach (fb, k, x)
-		if (!ignored(k) && !json_object_get(fa, k) && !c->a->tool_name)
-			json_array_append_new(d,
-					      json_pack("{s:s, s:n, s:O}", "what", k, "a", "b", x));
+		if (!ignored(k) && !json_object_get(fa, k) && !c->a->tool_name &&
+		    util_json_push(d, json_pack("{s:s, s:n, s:O}", "what", k, "a", "b", x)))
+			goto nomem;
 	json_decref(fa);
 	json_decref(fb);
 	c->differences = d;
@@ -698,11 +704,12 @@ int compare_build_ab(struct comparison *c, const struct report *r, const char *p
 		rc = judge_all(c);
 	/* What differs between the arms is the tweaks. */
 	json_array_foreach (r->tweaks, i, t)
-		json_array_append_new(c->differences,
-				      json_pack("{s:s+, s:O, s:O}", "what", "tweak ",
-						json_string_value(json_object_get(t, "path")), "a",
-						json_object_get(t, "original"), "b",
-						json_object_get(t, "value")));
+		if (!rc && util_json_push(c->differences,
+					  json_pack("{s:s+, s:O, s:O}", "what", "tweak ",
+						    json_string_value(json_object_get(t, "path")),
+						    "a", json_object_get(t, "original"), "b",
+						    json_object_get(t, "value"))))
+			rc = -ENOMEM;
 	return rc ? rc : tweak_lines(c, r->tweaks);
 }
 

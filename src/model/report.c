@@ -174,14 +174,16 @@ int report_build_aggregates(struct report *r)
 			if (b->counters) {
 				const char *key;
 				json_t *v;
-				if (!counters)
-					counters = json_object();
+				if (!counters && !(counters = json_object()))
+					goto out;
 				json_object_foreach (b->counters, key, v) {
 					json_int_t cur =
 					    json_integer_value(json_object_get(counters, key));
-					json_object_set_new(
-					    counters, key,
-					    json_integer(cur + json_integer_value(v)));
+					/* a sum missing would be a count silently lost */
+					if (util_json_set(
+						counters, key,
+						json_integer(cur + json_integer_value(v))))
+						goto out;
 				}
 			}
 			if (b->count)

@@ -283,8 +283,10 @@ json_t *serieslog_ref(const struct serieslog *j, uint64_t summary_at_ns)
 	char id[20];
 
 	snprintf(id, sizeof(id), "%016" PRIx64, j->id);
-	return json_pack("{s:s, s:s, s:I, s:I}", "file", slash ? slash + 1 : j->path, "id", id,
-			 "bytes", (json_int_t)j->bytes, "summary_at_ns", (json_int_t)summary_at_ns);
+	/* the file is named after --output (any bytes): valid UTF-8 */
+	return json_pack("{s:o, s:s, s:I, s:I}", "file",
+			 util_json_string(slash ? slash + 1 : j->path), "id", id, "bytes",
+			 (json_int_t)j->bytes, "summary_at_ns", (json_int_t)summary_at_ns);
 }
 
 void serieslog_close(struct serieslog *j, bool remove)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "probe.h"
+#include "util.h"
 
 const struct probe_ops *const probe_registry[] = {
 	&probe_timer_ops,
@@ -114,17 +115,25 @@ json_t *probe_config_options_json(const struct probe_config *pc)
 {
 	const struct opt *opts = pc->ops->options;
 	json_t *o = json_object();
+	int bad = !o;
 
-	for (int i = 0; o && opts && opts[i].name; i++) {
+	for (int i = 0; !bad && opts && opts[i].name; i++) {
 		const struct opt_value *v = &pc->val[i];
 		json_t *j;
 		if (opts[i].optional && !v->given)
 			j = json_null(); /* chosen at run time */
 		else if (opts[i].type == OPT_CHOICE || opts[i].type == OPT_STRING)
-			j = json_string(v->s);
+			/* the user's (a remote host name: any bytes): valid UTF-8 */
+			j = v->s ? util_json_string(v->s) : NULL;
 		else
 			j = json_integer(v->i);
-		json_object_set_new(o, opts[i].name, j);
+		if (!j && (opts[i].type == OPT_CHOICE || opts[i].type == OPT_STRING) && !v->s)
+			continue; /* no value, no default: no key, as before */
+		bad |= util_json_set(o, opts[i].name, j);
+	}
+	if (bad) { /* out of memory: the config fails, never an option silently missing */
+		json_decref(o);
+		return NULL;
 	}
 	return o;
 }

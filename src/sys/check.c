@@ -436,6 +436,7 @@ static int read_proc(struct check_ctx *c, int pid, struct check_proc *p)
 	if (!(s = strchr(buf, '(')) || !(e = strrchr(buf, ')')))
 		return -1;
 	snprintf(p->comm, sizeof(p->comm), "%.*s", (int)(e - s - 1), s + 1);
+	util_utf8_fix(p->comm, strlen(p->comm)); /* any 15 bytes, cut anywhere: a name */
 	p->pid = pid;
 	p->policy = p->rt_priority = 0;
 	for (f = strtok_r(e + 1, " ", &s); f; f = strtok_r(NULL, " ", &s), field++) {
@@ -671,19 +672,10 @@ void check_run(struct check_ctx *c, struct check_result *res)
 }
 
 /* Kernel and firmware strings are not promised to be UTF-8, which jansson refuses: mask the
- * high bytes of such a value rather than lose it. */
+ * bad bytes of such a value rather than lose it (util_json_string). */
 static json_t *str_json(const char *s)
 {
-	json_t *v = json_string(s);
-	char buf[CHECK_TEXT_MAX];
-
-	if (v)
-		return v;
-	snprintf(buf, sizeof(buf), "%s", s);
-	for (char *p = buf; *p; p++)
-		if ((unsigned char)*p >= 0x80)
-			*p = '?';
-	return json_string(buf);
+	return util_json_string(s);
 }
 
 json_t *check_json(const struct check_result *res, size_t n)

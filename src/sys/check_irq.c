@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "util.h"
 
 #define INTERRUPTS_MAX (4 * 1024 * 1024)
 
@@ -87,6 +88,7 @@ static int irq_walk(struct check_ctx *c, int (*fn)(const struct irq_line *, void
 			p += strcspn(p, " ");
 		}
 		p += strspn(p, " ");
+		util_utf8_fix(p, strlen(p)); /* a device's name: any bytes */
 		l.name = *p ? p : "?";
 		snprintf(path, pathlen, "/proc/irq/%ld/effective_affinity_list", l.irq);
 		rc = check_read_cpulist(c, path, &l.eff);
@@ -124,6 +126,7 @@ static int affinity_one(const struct irq_line *l, void *arg)
 		q->irq = l->irq;
 		q->here = l->here;
 		snprintf(q->name, sizeof(q->name), "%s", l->name);
+		util_utf8_fix(q->name, strlen(q->name)); /* cut inside a character */
 		cpuset_format(&eff, q->cpus, sizeof(q->cpus));
 	}
 	w->nirq++;
@@ -231,7 +234,10 @@ int check_irq_fired(json_t *checks, json_t *phases, const struct cpuset *cpus)
 			json_array_foreach (counts, k, x) {
 				json_int_t was = json_integer_value(json_array_get(acc, k));
 				while (json_array_size(acc) <= k)
-					json_array_append_new(acc, json_integer(0));
+					if (util_json_push(acc, json_integer(0))) {
+						json_decref(sum);
+						return -ENOMEM;
+					}
 				json_array_set_new(acc, k,
 						   json_integer(was + json_integer_value(x)));
 			}

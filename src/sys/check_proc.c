@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "util.h"
 
 /* Real and effective uid 0, from /proc/PID/status. */
 static bool runs_as_root(struct check_ctx *c, int pid)
@@ -141,9 +142,9 @@ json_t *check_proc_kthreads_json(struct check_ctx *c)
 		if (!kthread_of_interest(c, p, &rt))
 			continue;
 		cpuset_format(&p->allowed, cpus, sizeof(cpus));
-		if (json_array_append_new(a, json_pack("{s:s, s:i, s:s, s:i, s:s}", "comm", p->comm,
-						       "pid", p->pid, "policy",
-						       policy_name(p->policy), "priority",
+		if (json_array_append_new(a, json_pack("{s:o, s:i, s:s, s:i, s:s}", "comm",
+						       util_json_string(p->comm), "pid", p->pid,
+						       "policy", policy_name(p->policy), "priority",
 						       rt ? p->rt_priority : 0, "cpus", cpus))) {
 			json_decref(a);
 			return NULL;

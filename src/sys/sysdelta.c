@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include <ctype.h>
+#include <errno.h>
 #include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@ static json_t *read_per_cpu_table(const char *path, bool describe)
 	int cpus[4096], ncpu = 0;
 	char *line = NULL;
 	size_t cap = 0;
+	bool bad = false;
 
 	if (!f || !out) {
 		if (f)
@@ -69,10 +71,18 @@ static json_t *read_per_cpu_table(const char *path, bool describe)
 				snprintf(name + l, sizeof(name) - l, " %s", last);
 			}
 		}
-		json_object_set_new(out, name, arr);
+		/* an action is a driver's or a device's name (any bytes); the
+		 * line may also have been cut inside a character */
+		util_utf8_fix(name, strlen(name));
+		if (util_json_set(out, name, arr))
+			bad = true;
 	}
 	free(line);
 	fclose(f);
+	if (bad) { /* a row missing would be a count silently lost */
+		json_decref(out);
+		return NULL;
+	}
 	return out;
 }
 
@@ -134,6 +144,7 @@ static json_t *read_cpuidle(void)
 				 "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/name", cpu, st);
 			if (util_read_file(path, name, sizeof(name)) < 0)
 				break;
+			util_utf8_fix(name, strlen(name)); /* a driver's name, a key */
 			json_t *s = json_object_get(out, name);
 			if (!s) {
 				s = json_pack("{s:[], s:[]}", "usage", "time_us");
@@ -161,18 +172,26 @@ json_t *sysdelta_read(void)
 {
 	json_t *o = json_object(), *ctxt = NULL, *v;
 
+	int bad = 0;
+
 	if (!o)
 		return NULL;
+	/* a table that cannot be read is left out; one read that cannot be
+	 * kept (out of memory) fails the snapshot */
 	if ((v = read_per_cpu_table("/proc/interrupts", true)))
-		json_object_set_new(o, "interrupts", v);
+		bad |= util_json_set(o, "interrupts", v);
 	if ((v = read_per_cpu_table("/proc/softirqs", false)))
-		json_object_set_new(o, "softirqs", v);
+		bad |= util_json_set(o, "softirqs", v);
 	if ((v = read_cpu_time(&ctxt)))
-		json_object_set_new(o, "cpu_time_ns", v);
+		bad |= util_json_set(o, "cpu_time_ns", v);
 	if ((v = read_cpuidle()))
-		json_object_set_new(o, "cpuidle", v);
+		bad |= util_json_set(o, "cpuidle", v);
 	if (ctxt)
-		json_object_set_new(o, "context_switches", ctxt);
+		bad |= util_json_set(o, "context_switches", ctxt);
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
 	return o;
 }
 
@@ -184,7 +203,7 @@ static json_int_t diff(const json_t *before, const json_t *after)
 	return a > b ? a - b : 0; /* counters only grow; a reset is not negative work */
 }
 
-void sysdelta_accumulate(json_t *acc, const json_t *before, const json_t *after)
+int sysdelta_accumulate(json_t *acc, const json_t *before, const json_t *after)
 {
 	const char *key;
 	json_t *a;
@@ -193,28 +212,28 @@ void sysdelta_accumulate(json_t *acc, const json_t *before, const json_t *after)
 		const json_t *b = before ? json_object_get(before, key) : NULL;
 		json_t *c = json_object_get(acc, key);
 		if (json_is_object(a)) {
-			if (!c) {
-				c = json_object();
-				json_object_set_new(acc, key, c);
-			}
-			sysdelta_accumulate(c, b, a);
+			if (!c && util_json_set(acc, key, c = json_object()))
+				return -ENOMEM;
+			if (sysdelta_accumulate(c, b, a))
+				return -ENOMEM;
 		} else if (json_is_array(a)) {
-			if (!c) {
-				c = json_array();
-				json_object_set_new(acc, key, c);
-			}
+			if (!c && util_json_set(acc, key, c = json_array()))
+				return -ENOMEM;
 			for (size_t i = 0; i < json_array_size(a); i++) {
 				json_int_t d = diff(json_array_get(b, i), json_array_get(a, i));
-				if (i >= json_array_size(c))
-					json_array_append_new(c, json_integer(0));
+				if (i >= json_array_size(c) && util_json_push(c, json_integer(0)))
+					return -ENOMEM;
 				json_int_t cur = json_integer_value(json_array_get(c, i));
-				json_array_set_new(c, i, json_integer(cur + d));
+				if (json_array_set_new(c, i, json_integer(cur + d)))
+					return -ENOMEM;
 			}
 		} else if (json_is_integer(a)) {
 			json_int_t cur = c ? json_integer_value(c) : 0;
-			json_object_set_new(acc, key, json_integer(cur + diff(b, a)));
+			if (util_json_set(acc, key, json_integer(cur + diff(b, a))))
+				return -ENOMEM;
 		}
 	}
+	return 0;
 }
 
 static json_int_t array_sum(const json_t *arr)

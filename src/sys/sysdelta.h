@@ -17,7 +17,8 @@ json_t *sysdelta_read(void);
 
 /* acc += after - before, key by key and element by element.  Keys missing
  * from `before` (an IRQ registered mid-phase) count from zero. */
-void sysdelta_accumulate(json_t *acc, const json_t *before, const json_t *after);
+/* 0, or -ENOMEM (then acc is short: the caller fails the report). */
+int sysdelta_accumulate(json_t *acc, const json_t *before, const json_t *after);
 
 /* A report-sized copy of an accumulated delta: interrupts reduced to the
  * `top` sources by total count (the rest summed as "other"), and per-CPU

@@ -130,18 +130,12 @@ __attribute__((format(printf, 1, 2))) static int is_dir(const char *fmt, ...)
 	return n >= 0 && (size_t)n < sizeof(path) && !stat(path, &st) && S_ISDIR(st.st_mode);
 }
 
-/* Firmware strings (DMI, CPUID) are not promised to be UTF-8 and jansson rejects invalid UTF-8;
- * mask the high bytes rather than lose the whole value.  NULL only when out of memory. */
-static json_t *str_json(char *s, size_t len)
+/* Firmware strings (DMI, CPUID) are not promised to be UTF-8 and jansson rejects invalid UTF-8:
+ * util_json_stringn masks the bad bytes rather than lose the whole value.  NULL only when out of
+ * memory. */
+static json_t *str_json(const char *s, size_t len)
 {
-	json_t *v = json_stringn(s, len);
-
-	if (v)
-		return v;
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)s[i] >= 0x80)
-			s[i] = '?';
-	return json_stringn(s, len);
+	return util_json_stringn(s, len);
 }
 
 __attribute__((format(printf, 1, 2))) static json_t *file_str(const char *fmt, ...)
@@ -750,6 +744,20 @@ static int record_hidden_dir(const char *real, char *dir, size_t len, unsigned *
 	return 0;
 }
 
+/* A file with a NUL byte (sysfs binary attributes: /sys/kernel/notes, a PCI config space) is
+ * not text: a JSON string may hold it (\u0000), but no reader takes one, so a report that
+ * recorded it could never be read again.  Such a file is refused by the check, left out by the
+ * recording (a glob may match it later).  An unreadable file is not binary: it is null. */
+static bool record_binary(const char *path)
+{
+	size_t len;
+	char *s = read_file(path, &len, 0);
+	bool bin = s && memchr(s, '\0', len);
+
+	free(s);
+	return bin;
+}
+
 /* The expansion of one glob is bounded: sysfs is full of symlink cycles, and "/sys/" followed
  * by eight "*" components read for 37 s and took 2 GB before failing.  glob() has no limit of
  * its own, so it reads directories through these, which count the entries (one glob at a time:
@@ -874,6 +882,16 @@ int sysinfo_record_check(const char *pattern, char *err, size_t errlen)
 				    strcmp(pattern, g.gl_pathv[i]) ? "', which" : "");
 			break;
 		}
+		if (!record_private(&st) && record_binary(g.gl_pathv[i])) {
+			rc = reject(
+			    err, errlen,
+			    "'%s'%s%s%s holds binary data (a NUL byte): a report cannot carry it "
+			    "(see SAFETY in rtsoak(1))",
+			    pattern, strcmp(pattern, g.gl_pathv[i]) ? " matches '" : "",
+			    strcmp(pattern, g.gl_pathv[i]) ? g.gl_pathv[i] : "",
+			    strcmp(pattern, g.gl_pathv[i]) ? "', which" : "");
+			break;
+		}
 		files++;
 		if (record_private(&st)) {
 			if (!withheld++) {
@@ -944,6 +962,10 @@ int sysinfo_record(json_t *system, char *const *globs, size_t nglobs)
 			    record_hidden_dir(real, dir, sizeof(dir), &dmode))
 				continue;
 			char *s = read_file(g.gl_pathv[j], &len, 0);
+			if (s && memchr(s, '\0', len)) { /* binary: record_binary() */
+				free(s);
+				continue;
+			}
 			json_t *v = s ? str_json(s, len) : missing(errno);
 			free(s);
 			rc = put(rec, g.gl_pathv[j], v) ? -ENOMEM : 0;

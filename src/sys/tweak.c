@@ -729,6 +729,10 @@ int tweak_journal_parse(const char *text, size_t len, struct tweak_journal *j, c
 
 	memset(j, 0, sizeof(*j));
 	if (!(root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je))) {
+		if (util_json_oom(&je)) { /* no syntax error: jansson's memory */
+			util_errf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
 		util_escape(je.text, esc, sizeof(esc));
 		util_errf(err, errlen, "not JSON: line %d: %s", je.line, esc);
 		return -EINVAL;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "attrib.h"
+#include "util.h"
 
 #define ATTRIB_ACC 64  /* distinct contributors kept while sweeping */
 #define ATTRIB_DEPTH 8 /* IRQ nesting: task < softirq < vector/irq < irq */
@@ -809,5 +810,9 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 		snprintf(out->verdict + l, sizeof(out->verdict) - l,
 			 "; the timer IRQ came in %s, %s after the deadline", out->irq_at, d);
 	}
+	/* The names are valid UTF-8 (trace_recorder), but snprintf may
+	 * have cut one in the middle of a character at the end. */
+	util_utf8_fix(out->cause, strlen(out->cause));
+	util_utf8_fix(out->verdict, strlen(out->verdict));
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "attrib_agg.h"
+#include "util.h"
 
 static int cause_index(struct attrib_agg *a, const struct attrib_result *res)
 {
@@ -102,55 +103,67 @@ static const char *policy_name(int policy)
 	return policy == 1 ? "FIFO" : policy == 0 ? "OTHER" : "DL";
 }
 
+/* Every value is checked: a NULL from json_pack (out of memory; a name that
+ * is not UTF-8 cannot reach here, util_json_string masks it) makes the
+ * whole entry NULL, an error of the report, never a cause silently missing
+ * from a file whose counts then do not add up. */
 static json_t *contributor_json(const struct attrib_contrib *c)
 {
 	bool has_id = c->kind == AK_IRQ || c->kind == AK_SOFTIRQ || c->kind == AK_VECTOR ||
 		      c->kind == AK_IDLE_EXIT;
-	json_t *o =
-	    json_pack("{s:s, s:s, s:o, s:I}", "kind", attrib_kind_name(c->kind), "name", c->name,
-		      "id", has_id ? json_integer(c->id) : json_null(), "ns", (json_int_t)c->ns);
-
 	bool task = c->kind == AK_TASK;
+	json_t *o = json_pack("{s:s, s:o, s:o, s:I}", "kind", attrib_kind_name(c->kind), "name",
+			      util_json_string(c->name), "id",
+			      has_id ? json_integer(c->id) : json_null(), "ns", (json_int_t)c->ns);
+	int bad = !o;
+
 	if (o) {
-		json_object_set_new(o, "pid", task ? json_integer(c->pid) : json_null());
-		json_object_set_new(o, "policy",
-				    task ? json_string(policy_name(c->policy)) : json_null());
-		json_object_set_new(o, "priority",
-				    task ? json_integer(c->rt_priority) : json_null());
+		bad |= util_json_set(o, "pid", task ? json_integer(c->pid) : json_null());
+		bad |= util_json_set(o, "policy",
+				     task ? json_string(policy_name(c->policy)) : json_null());
+		bad |=
+		    util_json_set(o, "priority", task ? json_integer(c->rt_priority) : json_null());
+	}
+	if (bad) {
+		json_decref(o);
+		return NULL;
 	}
 	return o;
 }
 
 static json_t *top_json(const struct attrib_agg_top *t)
 {
-	json_t *contrib = json_array();
-	json_t *o =
-	    json_pack("{s:I, s:I, s:o, s:o, s:o, s:s, s:s}", "t_ns", (json_int_t)t->t_ns,
-		      "latency_ns", (json_int_t)t->latency_ns, "irq_ns", ns_or_null(t->res.irq_ns),
-		      "thread_ns", ns_or_null(t->res.thread_ns), "user_ns",
-		      ns_or_null(t->res.user_ns), "cause", t->res.cause, "verdict", t->res.verdict);
+	json_t *contrib = json_array(), *tl = json_array();
+	json_t *o = json_pack(
+	    "{s:I, s:I, s:o, s:o, s:o, s:o, s:o}", "t_ns", (json_int_t)t->t_ns, "latency_ns",
+	    (json_int_t)t->latency_ns, "irq_ns", ns_or_null(t->res.irq_ns), "thread_ns",
+	    ns_or_null(t->res.thread_ns), "user_ns", ns_or_null(t->res.user_ns), "cause",
+	    util_json_string(t->res.cause), "verdict", util_json_string(t->res.verdict));
+	int bad = !o || !contrib || !tl;
 
-	json_t *tl = json_array();
-
-	for (unsigned i = 0; contrib && i < t->res.n; i++)
-		json_array_append_new(contrib, contributor_json(&t->res.c[i]));
-	for (unsigned i = 0; tl && i < t->res.nseg; i++) {
+	for (unsigned i = 0; !bad && i < t->res.n; i++)
+		bad |= util_json_push(contrib, contributor_json(&t->res.c[i]));
+	for (unsigned i = 0; !bad && i < t->res.nseg; i++) {
 		const struct attrib_seg *g = &t->res.seg[i];
-		json_array_append_new(
+		bad |= util_json_push(
 		    tl, json_pack("[I, I, o]", (json_int_t)g->off, (json_int_t)g->ns,
 				  g->contrib < 0 ? json_null() : json_integer(g->contrib)));
 	}
-	if (o) {
-		json_object_set_new(o, "contributors", contrib);
-		json_object_set_new(o, "timeline", tl);
-		json_object_set_new(o, "timeline_truncated", json_boolean(t->res.seg_more));
-		json_object_set_new(o, "steal_ns", ns_or_null(t->res.steal_ns));
-		json_object_set_new(o, "steal_span_ns", ns_or_null(t->res.steal_span_ns));
-		json_object_set_new(o, "irq_at",
-				    *t->res.irq_at ? json_string(t->res.irq_at) : json_null());
-	} else {
-		json_decref(contrib);
-		json_decref(tl);
+	if (!bad) {
+		bad |= util_json_set(o, "contributors", contrib);
+		bad |= util_json_set(o, "timeline", tl);
+		contrib = tl = NULL;
+		bad |= util_json_set(o, "timeline_truncated", json_boolean(t->res.seg_more));
+		bad |= util_json_set(o, "steal_ns", ns_or_null(t->res.steal_ns));
+		bad |= util_json_set(o, "steal_span_ns", ns_or_null(t->res.steal_span_ns));
+		bad |= util_json_set(
+		    o, "irq_at", *t->res.irq_at ? util_json_string(t->res.irq_at) : json_null());
+	}
+	json_decref(contrib);
+	json_decref(tl);
+	if (bad) {
+		json_decref(o);
+		return NULL;
 	}
 	return o;
 }
@@ -175,6 +188,7 @@ json_t *attrib_agg_json(const struct attrib_agg *a, const char *probe, int cpu, 
 	size_t *rank = calloc(a->ncause ? a->ncause : 1, sizeof(*rank));
 	json_t *o = NULL, *causes = json_array(), *sc = json_array(), *top = json_array();
 	uint64_t total = 0;
+	int bad = 0;
 
 	if (!order || !rank || !causes || !sc || !top)
 		goto out;
@@ -187,27 +201,34 @@ json_t *attrib_agg_json(const struct attrib_agg *a, const char *probe, int cpu, 
 		rank[order[i] - a->cause] = i;
 		double share = total ? (double)order[i]->excess_ns / (double)total
 				     : (double)order[i]->spikes / (double)a->attributed;
-		json_array_append_new(causes,
-				      json_pack("{s:s, s:s, s:I, s:I, s:f}", "cause", order[i]->key,
-						"kind", attrib_kind_name(order[i]->kind), "spikes",
+		bad |= util_json_push(causes,
+				      json_pack("{s:o, s:s, s:I, s:I, s:f}", "cause",
+						util_json_string(order[i]->key), "kind",
+						attrib_kind_name(order[i]->kind), "spikes",
 						(json_int_t)order[i]->spikes, "excess_ns",
 						(json_int_t)order[i]->excess_ns, "share", share));
 	}
-	for (size_t i = 0; i < a->nsc; i++)
-		json_array_append_new(sc, json_pack("[I, I]", (json_int_t)a->spike_causes[i][0],
+	for (size_t i = 0; !bad && i < a->nsc; i++)
+		bad |= util_json_push(sc, json_pack("[I, I]", (json_int_t)a->spike_causes[i][0],
 						    (json_int_t)rank[a->spike_causes[i][1]]));
-	for (unsigned i = 0; i < a->ntop; i++)
-		json_array_append_new(top, top_json(&a->top[i]));
+	for (unsigned i = 0; !bad && i < a->ntop; i++)
+		bad |= util_json_push(top, top_json(&a->top[i]));
+	if (bad)
+		goto out;
 	o = json_pack("{s:s, s:i, s:s, s:I, s:I, s:I, s:{s:I, s:I, s:I}}", "probe", probe, "cpu",
 		      cpu, "phase", phase, "threshold_ns", (json_int_t)threshold_ns, "spikes",
 		      (json_int_t)a->spikes, "attributed", (json_int_t)a->attributed,
 		      "not_attributed", "events_lost", (json_int_t)a->lost, "no_events",
 		      (json_int_t)a->no_events, "no_anchor", (json_int_t)a->no_anchor);
 	if (o) {
-		json_object_set_new(o, "causes", causes);
-		json_object_set_new(o, "spike_causes", sc);
-		json_object_set_new(o, "top", top);
+		bad |= util_json_set(o, "causes", causes);
+		bad |= util_json_set(o, "spike_causes", sc);
+		bad |= util_json_set(o, "top", top);
 		causes = sc = top = NULL;
+		if (bad) {
+			json_decref(o);
+			o = NULL;
+		}
 	}
 out:
 	json_decref(causes);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "trace_event.h"
+#include "util.h"
 
 static const char *const type_names[TEV_NTYPES] = {
 	[TEV_SWITCH] = "switch",
@@ -143,6 +144,7 @@ static int parse_name(const char *s, char *dst)
 		n = 0;
 	memcpy(dst, s, n);
 	memset(dst + n, 0, TEV_NAME_LEN - n);
+	util_utf8_fix(dst, n); /* as trace_recorder does with the kernel's names */
 	return 0;
 }
 

@@ -574,6 +574,9 @@ static void field_str(const struct tep_format_field *f, const void *data, int si
 	len = (int)strnlen(src, (size_t)len);
 	memcpy(dst, src, (size_t)len);
 	dst[len] = '\0';
+	/* A comm is any 15 bytes, cut wherever they end (a name of 8 "ä"
+	 * loses half of the last one): valid UTF-8 before it is a name. */
+	util_utf8_fix(dst, (size_t)len);
 }
 
 /* The name of the text symbol that contains addr, NULL when none does. */

@@ -139,6 +139,62 @@ static void test_sha256(void)
 	}
 }
 
+/* util_utf8_fix of in gives want (same length), with `fixed` bytes masked. */
+static int utf8_is(const char *in, const char *want, size_t fixed)
+{
+	char buf[64];
+	size_t n = strlen(in);
+
+	memcpy(buf, in, n + 1);
+	size_t got = util_utf8_fix(buf, n);
+	if (got != fixed || strcmp(buf, want)) {
+		diag("util_utf8_fix gave '%s' (%zu masked), want '%s' (%zu)", buf, got, want,
+		     fixed);
+		return 0;
+	}
+	return 1;
+}
+
+/* The cases jansson refuses (its utf.c) each masked, the valid kept: then
+ * json_string takes every result (an unchecked NULL from json_pack silently
+ * dropped a --trace cause named after such a comm, issue 28). */
+static void test_utf8(void)
+{
+	static const struct {
+		const char *in, *want;
+		size_t fixed;
+		const char *name;
+	} c[] = {
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		  "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 0,
+		  "utf8_keeps_valid_2_3_4_byte_characters" },
+		/* a comm: 8 "a umlaut" cut to 15 bytes by the kernel */
+		{ "\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4\xc3",
+		  "\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4?", 1,
+		  "utf8_masks_a_character_cut_at_the_end" },
+		{ "a\xe2\x82z", "a??z", 2, "utf8_masks_a_character_cut_in_the_middle" },
+		{ "\xa4x\xff\xfe", "?x??", 3, "utf8_masks_stray_continuations_and_ff_fe" },
+		{ "\xc0\xaf\xe0\x80\xaf\xf0\x80\x80\xaf", "?????????", 9,
+		  "utf8_masks_overlong_forms" },
+		{ "\xed\xa0\x80", "???", 3, "utf8_masks_surrogates" },
+		{ "\xf4\x90\x80\x80\xf5\x80", "??????", 6, "utf8_masks_code_points_above_10ffff" },
+		{ "latin-1 \xe9t\xe9", "latin-1 ?t?", 2, "utf8_masks_latin_1" },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		int good = utf8_is(c[i].in, c[i].want, c[i].fixed);
+		json_t *v = util_json_string(c[i].in);
+		good = good && v && !strcmp(json_string_value(v), c[i].want);
+		json_decref(v);
+		ok(good, "%s", c[i].name);
+	}
+	json_t *o = json_object(), *a = json_array();
+	ok(util_json_set(o, "a", NULL) == -1 && util_json_set(o, "b", json_integer(1)) == 0 &&
+	       json_object_size(o) == 1 && util_json_push(a, NULL) == -1 && !json_array_size(a),
+	   "json_set_and_push_fail_on_a_null_value");
+	json_decref(o);
+	json_decref(a);
+}
+
 int main(void)
 {
 	/* OSC 0 (window title), CSI 2J (clear screen), BEL, DEL, C1 CSI. */
@@ -146,7 +202,8 @@ int main(void)
 			   "b";
 	const char *want = "a\\x1b]0;t\\x07\\x1b[2J\\x7f\\u009bb";
 
-	tap_plan(27);
+	tap_plan(36);
+	test_utf8();
 	test_sha256();
 	test_grow();
 	ok(esc_is(evil, 256, want), "escape_turns_c0_del_and_c1_into_text");
