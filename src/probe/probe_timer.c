@@ -116,10 +116,14 @@ static int timer_run(struct probe_thread *t)
 			/* Judged by its deadline: a late wake-up into the
 			 * counted time does not bring a warm-up deadline with
 			 * it.  Back to the common path only with the flag
-			 * cleared before the last look at the counted time, so
-			 * that a change after that look sets it again. */
+			 * cleared before the last look at the stop flag and
+			 * the counted time, so that a change after that look
+			 * sets it again. */
 			if (probe_counts(t, next)) {
 				c = __atomic_and_fetch(&t->ctl, ~PROBE_CTL_LOOK, __ATOMIC_ACQUIRE);
+				/* The flag just cleared may have been the stop's. */
+				if (__builtin_expect(probe_should_stop(t), 0))
+					break;
 				if (__builtin_expect(!probe_counts(t, next), 0))
 					c = __atomic_or_fetch(&t->ctl, PROBE_CTL_LOOK,
 							      __ATOMIC_RELAXED);
