@@ -929,7 +929,8 @@ static int read_file(struct ct *ct, json_t *root)
 			    REPORT_THREADS_MAX);
 	nt = json_object_get(root, "num_threads");
 	if (nt && (!json_is_integer(nt) || (size_t)json_integer_value(nt) != ct->n))
-		return fail(ct, "num_threads", "does not match the %zu entries of thread", ct->n);
+		return fail(ct, "num_threads", "does not match the %zu entr%s of thread", ct->n,
+			    ct->n == 1 ? "y" : "ies");
 	res = json_object_get(root, "resolution_in_ns");
 	if (res &&
 	    (!json_is_integer(res) || json_integer_value(res) < 0 || json_integer_value(res) > 1))

@@ -75,9 +75,11 @@ static void put_headline(FILE *f, const struct fleet *fl)
 	size_t hosts, unknown;
 
 	fleet_hosts(fl, &hosts, &unknown);
-	fprintf(
-	    f, "<h1 id=\"headline\" data-reports=\"%zu\" data-hosts=\"%zu\">%zu reports, %zu hosts",
-	    fl->nrows, hosts, fl->nrows, hosts);
+	fprintf(f,
+		"<h1 id=\"headline\" data-reports=\"%zu\" data-hosts=\"%zu\">%zu report%s, %zu "
+		"host%s",
+		fl->nrows, hosts, fl->nrows, fl->nrows == 1 ? "" : "s", hosts,
+		hosts == 1 ? "" : "s");
 	if (unknown)
 		fprintf(f, " (%zu without one)", unknown);
 	if (fl->nrows && fl->rows[0].has_worst) {
@@ -319,7 +321,8 @@ static int fill(FILE *f, void *arg)
 	char title[64];
 	int rc;
 
-	snprintf(title, sizeof(title), "rtsoak fleet: %zu reports", fl->nrows);
+	snprintf(title, sizeof(title), "rtsoak fleet: %zu report%s", fl->nrows,
+		 fl->nrows == 1 ? "" : "s");
 	svg_page_begin_css(f, title, fleet_css);
 	put_headline(f, fl);
 	fputs("<nav><a href=\"#reports\">Reports</a><a href=\"#heat\">Per host and CPU</a></nav>\n",

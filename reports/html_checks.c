@@ -15,12 +15,19 @@
 #include "report.h"
 #include "html_internal.h"
 
-/* The status classes colour the status cell; warn and unknown share the note's amber. */
+/* The status classes colour the status cell; warn and unknown share the note's amber.  A
+ * check's name is one word and stays whole (the page's code elements break anywhere, which
+ * squeezed the column to a few letters a line: "preem / pt.mo / del"); the text columns wrap
+ * instead, between words and, for a path or a list longer than the column, anywhere, so that
+ * the table fits the page's width (800 px and up). */
 const char html_checks_css[] =
     "tr.ck-fail td.st{color:var(--bad);font-weight:600}"
     "tr.ck-warn td.st,tr.ck-unknown td.st{color:var(--note-fg);background:var(--note-bg);"
     "font-weight:600}tr.ck-info td.st{color:var(--muted)}\n"
-    "#checks-table td{text-align:left}#checks-table td.fix{max-width:24em}\n";
+    "#checks-table{width:100%}#checks-table td{text-align:left;overflow-wrap:anywhere}"
+    "#checks-table td.ck,#checks-table td.ck code{white-space:nowrap;overflow-wrap:normal}"
+    "#checks-table td.ob{width:32%}#checks-table td.ex{width:16%}"
+    "#checks-table td.fix{width:26%}\n";
 
 /* In the order of the rows; pass last, never a row. */
 static const char *const order[] = { "fail", "warn", "unknown", "info", "pass" };
@@ -52,8 +59,8 @@ static void put_row(struct html_page *pg, json_t *c, size_t k)
 
 	fprintf(f, "<tr class=\"ck-%s\" data-check=\"", order[k]);
 	html_esc(pg, cstr(c, "id"));
-	fprintf(f, "\" data-status=\"%s\"><td class=\"st\">%s</td><td><code title=\"", order[k],
-		order[k]);
+	fprintf(f, "\" data-status=\"%s\"><td class=\"st\">%s</td><td class=\"ck\"><code title=\"",
+		order[k], order[k]);
 	/* The why and its reference on hover, and again in the fix cell's details for print and
 	 * touch screens, where a title does not show. */
 	html_esc(pg, why);
@@ -66,14 +73,14 @@ static void put_row(struct html_page *pg, json_t *c, size_t k)
 	html_esc(pg, cstr(c, "id"));
 	fputs("</code></td><td class=\"nw\">", f);
 	html_esc(pg, cstr(c, "cpus"));
-	fputs("</td><td>", f);
+	fputs("</td><td class=\"ob\">", f);
 	html_esc(pg, cstr(c, "observed"));
 	if (*src) {
 		fputs("<div class=\"muted\">from ", f);
 		html_esc(pg, src);
 		fputs("</div>", f);
 	}
-	fputs("</td><td>", f);
+	fputs("</td><td class=\"ex\">", f);
 	html_esc(pg, cstr(c, "expected"));
 	fputs("</td><td class=\"fix\">", f);
 	html_esc(pg, cstr(c, "fix"));
@@ -110,9 +117,10 @@ void html_checks_put(struct html_page *pg)
 		return;
 	}
 	fprintf(f,
-		"%zu of %zu checks pass (%zu fail, %zu warn, %zu unknown, %zu info), checked at "
+		"%zu of %zu check%s pass%s (%zu fail, %zu warn, %zu unknown, %zu info), checked at "
 		"the start of the run; hover over a check for why it matters.</p>\n",
-		count[4], n, count[0], count[1], count[2], count[3]);
+		count[4], n, n == 1 ? "" : "s", n == 1 ? "es" : "", count[0], count[1], count[2],
+		count[3]);
 	if (count[4] == n)
 		return;
 	fputs("<table id=\"checks-table\"><thead><tr><th class=\"l\">status</th>"

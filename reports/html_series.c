@@ -341,7 +341,8 @@ static int put_one_series(struct html_page *pg, const struct tplot *tp,
 	}
 	st->down = down;
 	svg_span(iv, sizeof(iv), rs->interval_ns);
-	fprintf(f, "><title>CPU %d: %zu intervals of %s", rs->cpu, rs->n, iv);
+	fprintf(f, "><title>CPU %d: %zu interval%s of %s", rs->cpu, rs->n, rs->n == 1 ? "" : "s",
+		iv);
 	if (argmax != SIZE_MAX) {
 		svg_latency(mx, sizeof(mx), argmax_iv.max_ns);
 		fprintf(f, ", max %s", mx);

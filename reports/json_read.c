@@ -1145,8 +1145,8 @@ static int read_spike_causes(struct rd *rd, json_t *s, const char *where, json_t
 			char msg[96];
 			snprintf(msg, sizeof(msg),
 				 "entry %zu: cause index %" JSON_INTEGER_FORMAT
-				 " is out of range (%zu causes)",
-				 i, json_integer_value(k), n);
+				 " is out of range (%zu cause%s)",
+				 i, json_integer_value(k), n, n == 1 ? "" : "s");
 			fail(rd, path, msg);
 			goto out;
 		}
@@ -1158,8 +1158,8 @@ static int read_spike_causes(struct rd *rd, json_t *s, const char *where, json_t
 		if (per[i] != want) {
 			char msg[96];
 			snprintf(msg, sizeof(msg),
-				 "holds %" PRIu64 " spikes of cause %zu, which has %" PRIu64,
-				 per[i], i, want);
+				 "holds %" PRIu64 " spike%s of cause %zu, which has %" PRIu64,
+				 per[i], per[i] == 1 ? "" : "s", i, want);
 			fail(rd, path, msg);
 			goto out;
 		}

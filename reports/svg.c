@@ -432,7 +432,8 @@ static void series_title(FILE *f, const struct svg_series *s)
 	svg_latency(mx, sizeof(mx), s->res->max);
 	fputs("<title>", f);
 	svg_escape(f, s->label);
-	fprintf(f, ": %llu samples, max %s</title>", (unsigned long long)s->res->count, mx);
+	fprintf(f, ": %llu sample%s, max %s</title>", (unsigned long long)s->res->count,
+		s->res->count == 1 ? "" : "s", mx);
 }
 
 size_t svg_histogram(FILE *f, const char *attrs, const char *label, const struct svg_series *s,

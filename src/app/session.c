@@ -220,6 +220,19 @@ static void stop_families(struct session *s)
 	}
 }
 
+/* After a change of the stop flag, the counted time or the phase: each
+ * probe thread's control word says the phase and PROBE_CTL_LOOK, stored
+ * with release, so that the timer probe, whose common path checks only
+ * that word, leaves it and sees the change (probe.h: probe_thread.ctl).
+ * Only this thread stores the words; a probe only clears the flag. */
+static void publish_ctl(struct session *s)
+{
+	const unsigned c = s->phases.current | PROBE_CTL_LOOK;
+
+	for (unsigned i = 0; i < s->nthreads; i++)
+		__atomic_store_n(&s->threads[i].ctl, c, __ATOMIC_RELEASE);
+}
+
 /* From `at` (CLOCK_MONOTONIC) on, samples count: the session's copy and
  * each probe thread's (probe_counts). */
 static void set_count_from(struct session *s, uint64_t at)
@@ -227,6 +240,7 @@ static void set_count_from(struct session *s, uint64_t at)
 	__atomic_store_n(&s->count_from, at, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < s->nthreads; i++)
 		__atomic_store_n(&s->threads[i].count_from_ns, at, __ATOMIC_RELAXED);
+	publish_ctl(s);
 }
 
 /* Rotate to the next phase: ab's tweaks first (session_ab.c), then the
@@ -250,6 +264,7 @@ static void switch_phase(struct session *s, struct report *r)
 		report_warn(r, "phase '%s' at %.3f s: the loads did not switch in time: %s",
 			    s->phases.name[next], (double)t / 1e9, strerror(-rc));
 	phase_switch(&s->phases, next, t);
+	publish_ctl(s);
 	if (s->cfg->ab)
 		set_count_from(s, s->t0 + t + s->cfg->settle_ns);
 }
@@ -400,6 +415,7 @@ static int stop_threads(struct session *s)
 	int failed = 0;
 
 	__atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
+	publish_ctl(s);
 	for (unsigned i = 0; i < s->nthreads; i++)
 		pthread_kill(s->threads[i].thread, SESSION_KICK_SIGNAL);
 	for (unsigned i = 0; i < s->nthreads; i++) {

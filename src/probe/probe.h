@@ -147,6 +147,14 @@ struct probe_family {
 };
 
 struct probe_thread {
+	/* The timer probe's one check per sample (probe_ctl): the phase now
+	 * running, and PROBE_CTL_LOOK, which the session sets (release) with
+	 * each change of *stop, count_from_ns or the phase (session.c:
+	 * publish_ctl) and the probe clears when it goes back to its common
+	 * path.  While it is set the probe reads them all, every sample.
+	 * First: its address is the thread's, one register fewer in the
+	 * probe's loop (bench/instructions.sh). */
+	unsigned ctl;
 	const struct probe_ops *ops;
 	const struct probe_config *pc;
 	const struct probe_env *env;
@@ -190,6 +198,15 @@ static inline bool probe_should_stop(const struct probe_thread *t)
 static inline unsigned probe_phase(const struct probe_thread *t)
 {
 	return __atomic_load_n(t->phase, __ATOMIC_RELAXED);
+}
+
+/* The control word (probe_thread.ctl), read relaxed: once PROBE_CTL_LOOK
+ * is seen, an acquire fence orders the reads of what it announced. */
+#define PROBE_CTL_LOOK 0x100u /* above every phase (PROBE_MAX_PHASES) */
+_Static_assert(PROBE_MAX_PHASES <= PROBE_CTL_LOOK, "a phase fits below PROBE_CTL_LOOK");
+static inline unsigned probe_ctl(const struct probe_thread *t)
+{
+	return __atomic_load_n(&t->ctl, __ATOMIC_RELAXED);
 }
 
 /* Does a sample whose deciding time is `when` (CLOCK_MONOTONIC) count?

@@ -89,30 +89,55 @@ static int timer_run(struct probe_thread *t)
 	uint64_t next = t->start_ns + interval, left = t->loops ? t->loops : UINT64_MAX;
 	struct timespec dl, now_ts;
 
+	/* The first wake-up looks at everything, whatever the session did. */
+	__atomic_or_fetch(&t->ctl, PROBE_CTL_LOOK, __ATOMIC_RELAXED);
 	ns_ts(next, &dl);
 	while (left) {
 		int rc = sleep_until(&dl);
 		/* The clock first: nothing between the wake-up and its reading. */
 		clock_gettime(CLOCK_MONOTONIC, &now_ts);
-		if (__builtin_expect(probe_should_stop(t), 0))
-			break;
-		if (__builtin_expect(rc != 0, 0)) {
-			if (rc == EINTR)
-				continue; /* woken by a signal, not by the timer: not a sample */
-			snprintf(t->err, sizeof(t->err), "clock_nanosleep: %s", strerror(rc));
-			return -rc;
+		unsigned c = probe_ctl(t);
+		/* The common path checks one word: the sleep ended on time
+		 * and nothing changed since a sample last counted (no stop,
+		 * no new counted time, the same phase).  The warm-up and ab's
+		 * settle times are spent off it, sample after sample, until
+		 * a deadline counts. */
+		if (__builtin_expect(rc != 0 || (c & PROBE_CTL_LOOK), 0)) {
+			__atomic_thread_fence(__ATOMIC_ACQUIRE); /* pairs with publish_ctl */
+			if (probe_should_stop(t))
+				break;
+			if (rc != 0) {
+				if (rc == EINTR)
+					continue; /* woken by a signal, not by the timer: not a sample */
+				snprintf(t->err, sizeof(t->err), "clock_nanosleep: %s",
+					 strerror(rc));
+				return -rc;
+			}
+			/* Judged by its deadline: a late wake-up into the
+			 * counted time does not bring a warm-up deadline with
+			 * it.  Back to the common path only with the flag
+			 * cleared before the last look at the stop flag and
+			 * the counted time, so that a change after that look
+			 * sets it again. */
+			if (probe_counts(t, next)) {
+				c = __atomic_and_fetch(&t->ctl, ~PROBE_CTL_LOOK, __ATOMIC_ACQUIRE);
+				/* The flag just cleared may have been the stop's. */
+				if (__builtin_expect(probe_should_stop(t), 0))
+					break;
+				if (__builtin_expect(!probe_counts(t, next), 0))
+					c = __atomic_or_fetch(&t->ctl, PROBE_CTL_LOOK,
+							      __ATOMIC_RELAXED);
+			}
+			if (c & PROBE_CTL_LOOK) {
+				const uint64_t at = next;
+				timer_discard(t, c & ~PROBE_CTL_LOOK, at,
+					      timer_advance(&next, &dl, ts_ns(&now_ts), interval,
+							    step_s, step_ns));
+				continue;
+			}
 		}
 		uint64_t now = ts_ns(&now_ts);
-		const unsigned ph = probe_phase(t);
-		/* Judged by its deadline: a late wake-up into the counted time
-		 * does not bring a warm-up deadline with it.  Two copies of the
-		 * advance, so the common path tests nothing more than this. */
-		if (__builtin_expect(!probe_counts(t, next), 0)) {
-			const uint64_t at = next;
-			timer_discard(t, ph, at,
-				      timer_advance(&next, &dl, now, interval, step_s, step_ns));
-			continue;
-		}
+		const unsigned ph = c;
 		probe_record(t, 0, ph, now - next, next - t->t0_ns);
 		left--;
 		uint64_t missed = timer_advance(&next, &dl, now, interval, step_s, step_ns);

@@ -124,7 +124,7 @@ print(len(colours), lum // n)
 EOF
 }
 
-plan 23
+plan 24
 
 "$RTSOAK" run --duration 4s --series-interval 100ms -q -o plain.json --html plain.html 2>/dev/null
 ok $? "a plain run (timer and net) with --html"
@@ -265,4 +265,50 @@ diag "for comparison, --dump-dom: ${h} ms - ${e} ms = $((h - e)) ms (serialises 
 e=$(best shot 1280,14000 empty.html)
 h=$(best shot 1280,14000 huge.html)
 diag "and the whole page painted at once (1280x14000): ${h} ms - ${e} ms = $((h - e)) ms"
+
+# --- the tuning-checks table at 800 px: every check of plain.json shown (status warn, whatever
+# this machine passes), one observed value a path too long for any column.  Each check's name
+# is one line, whole (it was "preem / pt.mo / del" in a column a few letters wide), and the
+# table fits the window: the text columns wrap instead.  A script in a copy of the page writes
+# each name's line boxes and the widths into the DOM.
+"$PYTHON3" - plain.json checks.json <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for c in r["checks"]:
+    c["status"] = "warn"
+r["checks"][0]["observed"] += " /sys/" + "very_long_path_component/" * 8 + "end"
+json.dump(r, open(sys.argv[2], "w"))
+EOF
+"$RTSOAK" report checks.json --html checks.html 2>/dev/null &&
+	"$PYTHON3" - checks.html checks-lines.html <<'EOF'
+import sys
+js = """<script>addEventListener("load",function(){var o=[],w=document.documentElement;
+document.querySelectorAll("#checks-table tr[data-check]").forEach(function(tr){
+var td=tr.children[1],code=td.querySelector("code");
+o.push(tr.getAttribute("data-check")+":"+code.getClientRects().length+":"+
+(td.scrollWidth<=td.clientWidth?1:0))});
+document.body.setAttribute("data-names",o.join(" "));
+document.body.setAttribute("data-fit",w.scrollWidth+":"+w.clientWidth+":"+
+Math.round(document.getElementById("checks-table").getBoundingClientRect().right))})
+</script></body>"""
+open(sys.argv[2], "w").write(open(sys.argv[1]).read().replace("</body>", js))
+EOF
+browser --window-size=800,2000 --dump-dom "file://$WORK/checks-lines.html" >checks-lines.dom
+names=$(grep -o 'data-names="[^"]*"' checks-lines.dom)
+fit=$(grep -o 'data-fit="[^"]*"' checks-lines.dom)
+diag "at 800 px, check:line boxes:fits ${names:0:200}...; page scroll:client width:table right $fit"
+"$PYTHON3" - "$names" "$fit" "$(jget plain.json 'len(r["checks"])')" <<'EOF' 2>&1 | sed 's/^/# /'
+import re, sys
+rows = re.findall(r"([\w.-]+):(\d+):(\d)", sys.argv[1])
+fit = [int(x) for x in re.findall(r"\d+", sys.argv[2])]
+bad = ["%s: %s line boxes, fits %s" % r for r in rows if r[1] != "1" or r[2] != "1"]
+if not rows or len(rows) != int(sys.argv[3]):
+    bad.append("%d rows, the report has %s checks" % (len(rows), sys.argv[3]))
+if len(fit) != 3 or fit[0] > fit[1] or fit[2] > fit[1]:
+    bad.append("the page scrolls sideways or the table is cut (%s)" % sys.argv[2])
+for b in bad:
+    print(b)
+sys.exit(1 if bad else 0)
+EOF
+ok ${PIPESTATUS[0]} "checks table at 800 px: every check name on one line, whole; the table fits the window"
 done_testing

@@ -15,7 +15,7 @@
 require_root
 require_python_jsonschema
 
-plan 22
+plan 23
 cd "$WORK" || exit 1
 
 "$RTSOAK" run --duration 1s --cpus 0 --probes timer -q -o a.json 2>/dev/null &&
@@ -281,4 +281,15 @@ else
 	skip "no /dev/full"
 	skip "no /dev/full"
 fi
+
+# Counts say "1 host" and "N hosts", "reports" (issue 27: the page said "2 reports, 1 hosts"):
+# t1 and t2 are one machine; the eight files above are $hosts hosts.
+"$RTSOAK" report t1.json t2.json >one.txt 2>err &&
+	"$RTSOAK" report t1.json t2.json --html one.html 2>>err &&
+	tail -1 one.txt | grep -q '^2 reports, 1 host; worst ' &&
+	grep -q '<h1 id="headline" data-reports="2" data-hosts="1">2 reports, 1 host: worst ' one.html &&
+	grep -q '<title>rtsoak fleet: 2 reports</title>' one.html &&
+	grep -q "<h1 id=\"headline\" data-reports=\"$N\" data-hosts=\"$hosts\">$N reports, $hosts hosts: " \
+		out/fleet.html
+ok $? "one host: '$(tail -1 one.txt | cut -d';' -f1)', $(grep -o '<h1[^>]*>[^:]*' one.html | sed 's/.*>//'); $N reports: $(grep -o '<h1[^>]*>[^:]*' out/fleet.html | sed 's/.*>//')"
 done_testing
