@@ -230,7 +230,7 @@ with open(sys.argv[1], "w") as f:
         f.write("%d %d\n" % (t, time.monotonic_ns()))' "$WORK/starts" >clock.out 2>&1
 child=$(sed -n 's/^# child pid=//p' clock.out)
 # (mawk: no asort; sort(1) orders the differences)
-awk -v p="$child" 'NR == FNR { s[n] = $1; w[n++] = $2; next }
+awk -v p="$child" 'NR == FNR { s[n + 0] = $1; w[n++] = $2; next }
 	$3 == "hrtimer_entry" && $4 == p && $9 == "hrtimer_wakeup" { h[m++] = $1 }
 	END { j = 0; for (i = 0; i < n; i++) { while (j < m && h[j] < s[i]) j++; if (j < m) print h[j] - s[i], w[i] - h[j] } }' \
 	"$WORK/starts" clock.out | sort -n >delays
