@@ -30,9 +30,10 @@ src=$(pwd)
 # of the remote net test, clang-format the format check, rt-tests the real
 # cyclictest whose --json files the import test reads, chromium the browser
 # the HTML page is rendered in (headless), clang and its runtime libraries
-# the libFuzzer harnesses of .ci/run (configure CC=clang --enable-fuzzing).
+# the libFuzzer harnesses of .ci/run (configure CC=clang --enable-fuzzing),
+# zsh and fish the shells whose completion the tests drive.
 packages="build-essential autoconf automake libtool pkg-config libjansson-dev libnuma-dev libtracefs-dev libtraceevent-dev zlib1g-dev"
-[ "$mode" = check ] && packages="$packages python3 python3-jsonschema util-linux procps iproute2 clang-format rt-tests chromium clang libclang-rt-14-dev"
+[ "$mode" = check ] && packages="$packages python3 python3-jsonschema util-linux procps iproute2 clang-format rt-tests chromium clang libclang-rt-14-dev zsh fish"
 
 missing=
 for p in $packages; do

@@ -169,30 +169,23 @@ statuses esc | grep -qx "mm.thp warn"
 ok $? "an absolute symlink in a fixture resolves inside the fixture"
 
 # The live machine.  Every check returns a status, and none takes more than
-# a few ms (issue 16): the time of `check` beyond that of a process that
-# checks nothing (`version`: start-up, and the sanitizers' when built with
-# them) is at most 5 ms a check.  Best of 3 each: other work on the machine
-# only adds time (a distcheck under ASan beside other builds took 204 ms
-# beyond `version` for 24 checks once, 20 ms on its own).
-best_ms() {
-	local best='' t0 t1 _
-	for _ in 1 2 3; do
-		t0=$(date +%s%N)
-		"$@" >/dev/null || return 1
-		t1=$(date +%s%N)
-		t1=$(((t1 - t0) / 1000000))
-		[ -z "$best" ] || [ "$t1" -lt "$best" ] && best=$t1
-	done
-	echo "$best"
-}
+# a few ms (issue 16).  Not an absolute time (a machine running other jobs,
+# sanitizers: a distcheck under ASan beside other builds took 204 ms beyond
+# `version` for 24 checks once, 20 ms on its own): the time of `check`
+# beyond that of a process that checks nothing (`version`: start-up, and the
+# sanitizers' when built with them), measured here, best of 3 each, is at
+# most a quarter of that process's a check.  Seen: 0.55 of it for 24 checks
+# under ASan on a quiet machine, 2.2 plain on a busy one (the bound: 6); a
+# check that sleeps or reads a tree whole is many times it.  The speed goal
+# (5 ms a check) is bench/speed-goals.sh's.
 base=$(best_ms "$RTSOAK" version)
 "$RTSOAK" check --json >live.json
 rc=$?
 all=$(best_ms "$RTSOAK" check --json)
 ms=$((${all:-999999} - ${base:-0}))
 n=$("$PYTHON3" -c 'import json,sys; c=json.load(open("live.json"))["checks"]; print(len([x for x in c if x["status"] in ("pass","info","warn","fail","unknown")]))')
-[ $rc -eq 0 ] && [ "$n" -ge 20 ] && [ $ms -le $((n * 5 * RTSOAK_TIME_SCALE)) ]
-ok $? "live machine: $n checks with a status in $ms ms beyond a process that checks nothing ($base ms; at most 5 ms a check)"
+[ $rc -eq 0 ] && [ "$n" -ge 20 ] && [ "${base:-0}" -gt 0 ] && [ $((4 * ms)) -le $((n * base)) ]
+ok $? "live machine: $n checks with a status in $ms ms beyond a process that checks nothing ($base ms; at most a quarter of it a check)"
 
 "$PYTHON3" - "$top_srcdir/docs" live.json <<'PY'
 import json, sys

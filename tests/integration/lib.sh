@@ -151,3 +151,45 @@ private_run() {
 	RTSOAK_TEST_PRIVATE_RUN=1 exec unshare -m --propagation private \
 		bash -c 'mount -t tmpfs -o mode=0755 tmpfs /run && exec bash "$0" "$@"' "$0" "$@"
 }
+
+# Time bounds.  A test never asserts an absolute time: a shared machine
+# running other jobs stretches every figure.  "At once", "promptly" and
+# "fast" are ratios against a reference measured in the same test, which the
+# same load stretches alike.  Speed goals proper live in bench/.
+#
+# now_ms: the monotonic-enough wall clock in milliseconds.
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# best_ms CMD...: the best of 3 wall times (ms) of CMD (its output dropped);
+# empty when CMD fails.  Other work on the machine only adds time.
+best_ms() {
+	local best='' t0 t _
+	for _ in 1 2 3; do
+		t0=$(date +%s%N)
+		"$@" >/dev/null 2>&1 || return 1
+		t=$((($(date +%s%N) - t0) / 1000000))
+		{ [ -z "$best" ] || [ "$t" -lt "$best" ]; } && best=$t
+	done
+	echo "$best"
+}
+
+# ref_run_ms: the reference of "at once": the best of 3 wall times (ms) of
+# the smallest whole run on this machine now (`run --loops 1 --warmup 0`:
+# start-up, the checks, the probe threads, one sample, the report written,
+# exit).  A refusal at parse time does a fraction of that; a run that ends
+# on a signal does its tail (threads stopped, report written).  Take it
+# once (ref=$(ref_run_ms)) next to what it bounds.  0 when the reference
+# run fails (the bound then fails, saying so).
+ref_run_ms() {
+	best_ms "$RTSOAK" run --loops 1 --warmup 0 --probes timer --cpus 0 -q -o "$WORK/.ref-run.json" ||
+		echo 0
+	rm -f "$WORK/.ref-run.json"
+}
+
+# walk_ref_ms: the best of 3 wall times (ms) of find(1) listing 100000
+# entries of /sys (SYSINFO_RECORD_MAX_ENTRIES, what a --record or --set glob
+# may read before it is refused): the reference of "a glob stops at its
+# limit".  0 when it fails.
+walk_ref_ms() {
+	best_ms sh -c 'find /sys -maxdepth 8 2>/dev/null | head -n 100000 >/dev/null' || echo 0
+}

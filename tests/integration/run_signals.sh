@@ -11,6 +11,12 @@ plan 15
 cd "$WORK" || exit 1
 
 now_ms() { date +%s%3N; }
+# "Promptly" is against a reference measured here, not a wall-clock bound:
+# from the signal to the exit a run stops its threads, writes its report
+# and exits, part of what a whole one-sample run does (ref_run_ms); twice
+# that, for one measurement against a best of 3.  A run that waited for
+# its next sample, checkpoint or its end would take 10 s to minutes.
+ref=$(ref_run_ms)
 
 for sig in INT TERM HUP; do
 	# signalled once samples count: the first checkpoint holds some (the
@@ -25,8 +31,8 @@ for sig in INT TERM HUP; do
 	rc=$?
 	el=$(($(now_ms) - t))
 	ok $rc "SIG$sig: exit 0 (got $rc)"
-	[ "$el" -lt $((1000 * RTSOAK_TIME_SCALE)) ]
-	ok $? "SIG$sig: report written and exited within $RTSOAK_TIME_SCALE s (${el} ms)"
+	[ "$ref" -gt 0 ] && [ "$el" -lt $((2 * ref)) ]
+	ok $? "SIG$sig: report written and exited promptly (${el} ms; a one-sample run $ref ms)"
 	validate "$sig.json"
 	ok $? "SIG$sig: report is schema-valid"
 	[ "$(jget "$sig.json" '(r["run"]["status"], all(x["count"] > 0 for x in r["results"]))')" = '["interrupted", true]' ]
@@ -43,8 +49,8 @@ t=$(now_ms)
 kill -INT $pid
 wait $pid
 el=$(($(now_ms) - t))
-[ "$el" -lt $((1000 * RTSOAK_TIME_SCALE)) ]
-ok $? "SIGINT before the first sample: exits within $RTSOAK_TIME_SCALE s (${el} ms) despite a 10 s interval"
+[ "$ref" -gt 0 ] && [ "$el" -lt $((2 * ref)) ] && [ "$el" -lt 10000 ]
+ok $? "SIGINT before the first sample: exits promptly (${el} ms; a one-sample run $ref ms) despite a 10 s interval"
 validate early.json
 ok $? "SIGINT before the first sample: report is schema-valid"
 [ "$(jget early.json '[(x["count"], x["max_ns"], x["p99_ns"], x["histogram"]) for x in r["results"]][0]')" = '[0, null, null, []]' ]

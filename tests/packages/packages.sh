@@ -3,7 +3,8 @@
 # packages.sh OUTDIR: the .deb and the .rpm as a user gets them (issue 19).
 # The .deb is built by dpkg-buildpackage from a clean git clone of this tree,
 # checked by lintian, installed with dpkg, used (--version, a 2 s run, man,
-# the bash completion, the soak unit under systemd-analyze) and purged,
+# the bash, zsh and fish completions, the soak unit under systemd-analyze)
+# and purged,
 # leaving nothing behind; the .rpm is built by rpmbuild -tb from the tarball
 # make dist makes in the same clone, and must hold the .deb's files.  TAP on
 # stdout; the packages and their build logs stay in OUTDIR.  Root, with
@@ -17,7 +18,7 @@ src=$(cd "$here/../.." && pwd)
 out=${1:?usage: packages.sh OUTDIR}
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 
-plan 17
+plan 19
 
 version=$(sed -n 's/^AC_INIT(\[rtsoak\], \[\([^]]*\)\].*/\1/p' "$src/configure.ac")
 diag "configure.ac's version: ${version:-none}"
@@ -85,6 +86,19 @@ if [ "$installed" = yes ]; then
 	[ "$comp" = report ]
 	ok $? "installed_completion: bash-completion loads it and completes 'rtsoak rep' to '$comp'"
 
+	# zsh's compinit finds _rtsoak in the default $fpath (Debian's zsh has
+	# /usr/share/zsh/vendor-completions there) and binds it to rtsoak.
+	grep -qx /usr/share/zsh/vendor-completions/_rtsoak "$WORK/files" &&
+		comp=$(zsh -fc 'autoload -Uz compinit && compinit -u -D && print -r -- ${_comps[rtsoak]}' 2>&1) &&
+		[ "$comp" = _rtsoak ]
+	ok $? "installed_zsh_completion: /usr/share/zsh/vendor-completions/_rtsoak, compinit binds rtsoak to '${comp:-nothing}'"
+
+	# fish loads a command's completion from vendor_completions.d on first use.
+	grep -qx /usr/share/fish/vendor_completions.d/rtsoak.fish "$WORK/files" &&
+		comp=$(HOME=$WORK fish -c 'complete -C "rtsoak rep"' 2>&1 | cut -f1) &&
+		[ "$comp" = report ]
+	ok $? "installed_fish_completion: /usr/share/fish/vendor_completions.d/rtsoak.fish completes 'rtsoak rep' to '$comp'"
+
 	unit=$(dpkg -L rtsoak | grep '/rtsoak-soak@\.service$')
 	grep -q "^ExecStart=/usr/bin/rtsoak " "$unit" &&
 		systemd-analyze verify "${unit%@.service}@baseline.service" >"$WORK/verify" 2>&1
@@ -104,6 +118,7 @@ if [ "$installed" = yes ]; then
 	ok $? "deb_purges: dpkg --purge leaves none of its $(wc -l <"$WORK/files") files${left:+ (left:$left)}"
 else
 	for c in deb_no_cyclictest installed_version installed_runs installed_man installed_completion \
+		installed_zsh_completion installed_fish_completion \
 		installed_unit deb_purges; do
 		ok 1 "$c: not installed"
 	done
@@ -141,9 +156,11 @@ ok $? "rpm_version: the .rpm's version is configure.ac's"
 ok $? "rpm_license: License GPL-2.0-or-later, COPYING as its %license file"
 
 # The same files: the .deb's compressed docs and man page, its changelog and
-# copyright (Debian policy), the .rpm's licence file (%license COPYING) and
-# /lib for /usr/lib (bookworm's unit directory) aside.
-norm() { sed -e 's/\.gz$//' -e 's|^/lib/|/usr/lib/|' | grep -v -e '^/usr/share/doc/rtsoak/changelog$' \
+# copyright (Debian policy), the .rpm's licence file (%license COPYING),
+# /lib for /usr/lib (bookworm's unit directory) and zsh's vendor-completions
+# for site-functions (each distribution's directory for a package's zsh
+# completions) aside.
+norm() { sed -e 's/\.gz$//' -e 's|^/lib/|/usr/lib/|' -e 's|/zsh/vendor-completions/|/zsh/site-functions/|' | grep -v -e '^/usr/share/doc/rtsoak/changelog$' \
 	-e '^/usr/share/doc/rtsoak/copyright$' -e '^/usr/share/licenses/rtsoak' \
 	-e '^/usr/lib/\.build-id' | sort -u; }
 dpkg-deb -c "$deb" 2>/dev/null | awk '$1 !~ /^d/ { sub(/^\./, "", $6); print $6 }' | norm >"$WORK/deb.files"
