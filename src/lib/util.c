@@ -166,6 +166,23 @@ int util_check_writable(const char *path)
 	return 0;
 }
 
+/* fill() into f, then flushed, synced and closed: 0 or the first error.  A
+ * full disk shows up here at the latest, as the buffer is flushed. */
+static int fill_sync_close(FILE *f, int (*fill)(FILE *f, void *arg), void *arg)
+{
+	int rc;
+
+	errno = 0;
+	rc = fill(f, arg);
+	if (!rc && (fflush(f) != 0 || ferror(f)))
+		rc = errno ? -errno : -EIO;
+	if (!rc && fsync(fileno(f)) < 0)
+		rc = -errno;
+	if (fclose(f) != 0 && !rc)
+		rc = -errno;
+	return rc;
+}
+
 int util_write_atomic_mode(const char *path, int (*fill)(FILE *f, void *arg), void *arg,
 			   mode_t mode)
 {
@@ -188,15 +205,7 @@ int util_write_atomic_mode(const char *path, int (*fill)(FILE *f, void *arg), vo
 		unlink(tmp);
 		return rc;
 	}
-	errno = 0;
-	rc = fill(f, arg);
-	/* A full disk shows up here at the latest, as the buffer is flushed. */
-	if (!rc && (fflush(f) != 0 || ferror(f)))
-		rc = errno ? -errno : -EIO;
-	if (!rc && fsync(fileno(f)) < 0)
-		rc = -errno;
-	if (fclose(f) != 0 && !rc)
-		rc = -errno;
+	rc = fill_sync_close(f, fill, arg);
 	if (!rc && rename(tmp, path) < 0)
 		rc = -errno;
 	if (rc) {
@@ -284,14 +293,7 @@ int util_write_new(const char *dir, const char *prefix, const char *suffix,
 		close(fd);
 		goto out;
 	}
-	errno = 0;
-	rc = fill(f, arg);
-	if (!rc && (fflush(f) != 0 || ferror(f)))
-		rc = errno ? -errno : -EIO;
-	if (!rc && fsync(fileno(f)) < 0)
-		rc = -errno;
-	if (fclose(f) != 0 && !rc)
-		rc = -errno;
+	rc = fill_sync_close(f, fill, arg);
 out:
 	if (rc)
 		unlinkat(dfd, name, 0);

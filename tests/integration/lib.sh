@@ -193,3 +193,20 @@ ref_run_ms() {
 walk_ref_ms() {
 	best_ms sh -c 'find /sys -maxdepth 8 2>/dev/null | head -n 100000 >/dev/null' || echo 0
 }
+
+# trace_test_ns "$@": a --trace test's common start.  Skips where the
+# kernel, unshare(1) or rtsoak's build cannot trace; then runs the test again
+# in a mount namespace of its own (its tracefs mount stays there), which
+# needs 2 CPUs (a measured one and a housekeeping one).
+trace_test_ns() {
+	grep -qw tracefs /proc/filesystems || skip_all "this kernel has no tracefs"
+	command -v unshare >/dev/null || skip_all "needs unshare(1)"
+	local err
+	err=$("$RTSOAK" run --trace --duration 1s -q -o /dev/null 2>&1 >/dev/null)
+	case "$err" in *"built without tracefs"*) skip_all "rtsoak was built without tracefs support" ;; esac
+	if [ -z "${TRACE_TEST_NS:-}" ]; then
+		rm -rf "$WORK"
+		TRACE_TEST_NS=1 exec unshare -m --propagation private bash "$0" "$@"
+	fi
+	[ "$(ncpus)" -ge 2 ] || skip_all "needs 2 CPUs (a measured one and a housekeeping one)"
+}

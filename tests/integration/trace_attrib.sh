@@ -23,15 +23,7 @@
 . "$(dirname "$0")/lib.sh"
 require_root
 require_python_jsonschema
-grep -qw tracefs /proc/filesystems || skip_all "this kernel has no tracefs"
-command -v unshare >/dev/null || skip_all "needs unshare(1)"
-err=$("$RTSOAK" run --trace --duration 1s -q -o /dev/null 2>&1 >/dev/null)
-case "$err" in *"built without tracefs"*) skip_all "rtsoak was built without tracefs support" ;; esac
-if [ -z "${TRACE_TEST_NS:-}" ]; then
-	rm -rf "$WORK"
-	TRACE_TEST_NS=1 exec unshare -m --propagation private bash "$0" "$@"
-fi
-[ "$(ncpus)" -ge 2 ] || skip_all "needs 2 CPUs (a measured one and a housekeeping one)"
+trace_test_ns "$@"
 T=/sys/kernel/tracing
 plan 33
 cd "$WORK" || exit 1

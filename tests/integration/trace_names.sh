@@ -10,16 +10,8 @@
 # up, and report must read the file (it refused it, exit 2).
 . "$(dirname "$0")/lib.sh"
 require_root
-grep -qw tracefs /proc/filesystems || skip_all "this kernel has no tracefs"
-command -v unshare >/dev/null || skip_all "needs unshare(1)"
 command -v chrt >/dev/null || skip_all "needs chrt(1)"
-err=$("$RTSOAK" run --trace --duration 1s -q -o /dev/null 2>&1 >/dev/null)
-case "$err" in *"built without tracefs"*) skip_all "rtsoak was built without tracefs support" ;; esac
-if [ -z "${TRACE_TEST_NS:-}" ]; then
-	rm -rf "$WORK"
-	TRACE_TEST_NS=1 exec unshare -m --propagation private bash "$0" "$@"
-fi
-[ "$(ncpus)" -ge 2 ] || skip_all "needs 2 CPUs (a measured one and a housekeeping one)"
+trace_test_ns "$@"
 T=/sys/kernel/tracing
 plan 6
 cd "$WORK" || exit 1
