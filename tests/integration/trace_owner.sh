@@ -39,9 +39,11 @@ cleanup() {
 }
 trap cleanup EXIT
 insts() { ls "$T/instances" | grep '^rtsoak-' | sort; }
-# new_inst BEFORE: the rtsoak instance that is not in the list BEFORE
-new_inst() { insts | comm -13 "$1" - | head -1; }
-has_new() { [ -n "$(new_inst "$1")" ]; }
+# new_inst BEFORE PID: the instance of rtsoak PID (its pid as it sees it)
+# that is not in the list BEFORE (by pid: a traced test beside this one
+# makes instances of its own meanwhile)
+new_inst() { insts | comm -13 "$1" - | grep -E "^rtsoak-$2-[0-9a-f]{16}\$" | head -1; }
+has_new() { [ -n "$(new_inst "$1" "$2")" ]; }
 # spikes/attributed of the timer probe on CPU 1, phase all
 attrib() {
 	jget "$1" '[(a["spikes"], a["attributed"]) for a in r["attribution"]["series"]
@@ -68,8 +70,8 @@ done
 insts >before.a
 "$RTSOAK" run --trace "${SPIKE[@]}" --duration 6s -q -o a.json 2>a.err &
 apid=$!
-wait_until 5 has_new before.a
-ainst=$(new_inst before.a)
+wait_until 5 has_new before.a $apid
+ainst=$(new_inst before.a $apid)
 [ -n "$ainst" ] && made+=("$ainst")
 sleep 1
 unshare --pid --fork --mount-proc "$RTSOAK" run --trace --probes timer --cpus 1 --duration 1s \
@@ -90,8 +92,8 @@ ok $? "and attributes its spikes with no warning about its instance (${attribute
 insts >before.c
 "$RTSOAK" run --trace --probes timer --cpus 1 --duration 4s -o c.json >c.out 2>c.err &
 cpid=$!
-wait_until 5 has_new before.c
-cinst=$(new_inst before.c)
+wait_until 5 has_new before.c $cpid
+cinst=$(new_inst before.c $cpid)
 [ -n "$cinst" ] && made+=("$cinst")
 sleep 2
 echo 0 >"$T/instances/$cinst/tracing_on"
@@ -109,15 +111,15 @@ ok $? "its report is schema-valid"
 insts >before.k
 "$RTSOAK" run --trace --probes timer --cpus 1 --duration 60s -q -o k.json 2>/dev/null &
 kpid=$!
-wait_until 5 has_new before.k
-kinst=$(new_inst before.k)
+wait_until 5 has_new before.k $kpid
+kinst=$(new_inst before.k $kpid)
 [ -n "$kinst" ] && made+=("$kinst")
 insts >before.n
 unshare --pid --fork --mount-proc "$RTSOAK" run --trace --probes timer --cpus 1 \
 	--duration 60s -q -o n.json 2>/dev/null &
 npid=$!
-wait_until 5 has_new before.n
-ninst=$(new_inst before.n)
+wait_until 5 has_new before.n 1
+ninst=$(new_inst before.n 1)
 [ -n "$ninst" ] && made+=("$ninst")
 sleep 1
 kill -KILL $kpid
@@ -134,13 +136,16 @@ ok $? "it removed both, and their owner records ($(ls $T/instances | grep -e "$k
 
 # --- no run directory for the owner record: refused before measuring ------
 insts >before.r
+# (unshare without --fork and sh's exec: the run's pid is $!)
 unshare -m --propagation private sh -c "mount -t tmpfs -o ro tmpfs /run &&
-	exec \"$RTSOAK\" run --trace --probes timer --cpus 1 --duration 1s -q -o r.json" 2>r.err
+	exec \"$RTSOAK\" run --trace --probes timer --cpus 1 --duration 1s -q -o r.json" 2>r.err &
+rpid=$!
+wait $rpid
 rc=$?
 [ $rc -eq 3 ] && [ "$(grep -c . r.err)" -eq 1 ] && grep -q "cannot record the owner" r.err &&
 	[ ! -e r.json ]
 ok $? "no writable /run: --trace exits 3 with one line (rc $rc: $(head -c 240 r.err))"
-[ -z "$(new_inst before.r)" ]
+[ -z "$(new_inst before.r $rpid)" ]
 ok $? "and makes no instance"
 
 # --- a time namespace ---------------------------------------------------------
