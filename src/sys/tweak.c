@@ -322,12 +322,11 @@ static const struct {
 	  "a one-way switch: once 1, it cannot be set back" },
 	{ "/proc/sys/kernel/yama/ptrace_scope", "a one-way switch: once 3, it cannot be set back" },
 	{ "/sys/module/apparmor/parameters/*",
-	  "AppArmor policy switches (lock_policy cannot be set back)" },
+	  "AppArmor's switches (one-way: lock_policy cannot be set back)" },
 	{ "/sys/power/state", "an action (suspend), not a setting" },
 };
 
-/* The reason `real` is on the deny list, or NULL. */
-static const char *denied(const char *real)
+const char *tweak_denied(const char *real)
 {
 	for (size_t i = 0; i < sizeof(deny) / sizeof(deny[0]); i++)
 		if (!fnmatch(deny[i].pattern, real, 0))
@@ -337,7 +336,7 @@ static const char *denied(const char *real)
 
 static bool deny_err(const char *real, char *why, size_t whylen)
 {
-	const char *d = denied(real);
+	const char *d = tweak_denied(real);
 
 	if (d)
 		util_errf(why, whylen,
@@ -1307,9 +1306,9 @@ int tweak_journal_restore(const char *journal, FILE *out, char *err, size_t errl
 	/* rtsoak never journals a file on the deny list: this journal was not
 	 * written by it, and none of it is to be acted on. */
 	for (size_t i = 0; i < j.n; i++) {
-		const char *d = realpath(j.v[i].path, real) ? denied(real) : NULL;
+		const char *d = realpath(j.v[i].path, real) ? tweak_denied(real) : NULL;
 
-		if (d || (d = denied(j.v[i].path))) {
+		if (d || (d = tweak_denied(j.v[i].path))) {
 			util_escape(j.v[i].path, ep, sizeof(ep));
 			util_errf(err, errlen,
 				  "%s names %s, which rtsoak never writes (%s): refusing the whole "

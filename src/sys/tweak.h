@@ -77,6 +77,10 @@ struct tweak_journal {
 	size_t n;
 };
 
+/* Why the resolved path `real` is on the deny list (a file rtsoak never
+ * writes: SAFETY in rtsoak(1)), or NULL.  tweak_add refuses it with this. */
+const char *tweak_denied(const char *real);
+
 /* Parse one "PATH=VALUE" (split at the first '='), expand PATH as a glob (the
  * bounded walk above; sorted) and check every match: under /sys or /proc/sys
  * after realpath, not on the deny list (files that name a program the kernel
