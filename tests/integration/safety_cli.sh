@@ -12,9 +12,10 @@ require_root
 # one line holds.  Runs get --duration 60s where the case is not about the
 # duration.  A refusal is "at once" against references measured here, not a
 # wall-clock bound (a 2-CPU machine running other tests and sanitizers):
-# less than twice a whole one-sample run plus 10 times a walk of as many
-# entries of /sys as a glob may read (the glob bomb's case reads that many;
-# its glob, pattern by pattern, took 3.4 to 3.8 times find's walk).
+# less than twice a whole one-sample run plus walk_factor (lib.sh: 10, 40
+# under ASan) times a walk of as many entries of /sys as a glob may read (the
+# glob bomb's case reads that many; its glob, pattern by pattern, took 3.4 to
+# 3.8 times find's walk).
 cases=(
 	"loads extra|loads extra|unexpected argument 'extra'"
 	"loads unknown option|loads --bogus|unexpected argument '--bogus'"
@@ -74,7 +75,7 @@ plan $((${#cases[@]} * 5 + 5))
 cd "$WORK" || exit 1
 ref=$(ref_run_ms)
 walk=$(walk_ref_ms)
-bound=$((2 * ref + 10 * walk))
+bound=$((2 * ref + $(walk_factor) * walk))
 set -f # the glob cases must reach rtsoak unexpanded
 for c in "${cases[@]}"; do
 	IFS='|' read -r name args want <<<"$c"
