@@ -85,13 +85,18 @@ ok $? "count + missed (timer), count + lost + late + pending (net) match the 2 s
 ok $? "--warmup 0 exits 0 ($(head -c 300 err))"
 [ "$(jget w0.json '[r["config"]["warmup_ns"]] + sorted({x["discarded"] for x in r["results"]})')" = '[0, 0]' ]
 ok $? "--warmup 0: config.warmup_ns 0, nothing discarded ($(counts w0.json all))"
-[ "$(jget w0.json '[abs(x["count"] + x["missed"] - 1000) <= 30 for x in r["results"] if x["probe"] == "timer" and x["phase"] == "all"]')" = '[true]' ]
-ok $? "--warmup 0: the timer's count + missed is the 1 s / 1 ms of the run ($(counts w0.json all))"
+# the run's own duration, not 1 s: a housekeeping thread (not real-time)
+# that wakes late on a busy machine ends the run later, and the timer
+# counts or misses every deadline until then (as in the default case above)
+[ "$(jget w0.json '[abs(x["count"] + x["missed"] - r["run"]["duration_ns"] // r["config"]["interval_ns"]) <= r["run"]["duration_ns"] // r["config"]["interval_ns"] // 50 + 10 and r["run"]["duration_ns"] >= 99 * 10**7 for x in r["results"] if x["probe"] == "timer" and x["phase"] == "all"]')" = '[true]' ]
+ok $? "--warmup 0: the timer's count + missed is the run's duration / 1 ms ($(counts w0.json all), $(jget w0.json 'r["run"]["duration_ns"]') ns)"
 
 # --- SIGINT in the warm-up: ends at once, nothing counted, a valid report
 "$RTSOAK" run --duration 30s --warmup 20s --probes timer,net --cpus 0 -q -o int.json 2>err &
 pid=$!
-sleep 1.5
+# well inside the 20 s warm-up, and late enough that a start-up slowed by
+# ASan on a busy machine has taken samples to discard
+sleep 4
 kill -INT $pid
 wait $pid
 ok $? "SIGINT in the warm-up: exit 0 ($(head -c 300 err))"
