@@ -8,7 +8,9 @@
 #   job 8: 8 vCPUs in 2 nodes, vm_checks.sh (which validates full reports of
 #   8 CPUs: it found the padded "  (null)" of nohz_full);
 #   job trace: 4 vCPUs in 2 nodes under single-threaded TCG (thread=single),
-#   vm_trace.sh and trace_attrib.sh: run --trace with the osnoise events.
+#   vm_trace.sh and trace_attrib.sh: run --trace with the osnoise events;
+#   job lab: the lab (make check-lab, tests/lab/check_lab.sh): 1 vCPU under
+#   qemu's -icount, the lab module built, tests/lab/LAB_TESTS.
 #   Under multi-threaded TCG, enabling trace events froze this guest (every
 #   vCPU spinning, nothing on the console; CI, and a shell loop without
 #   rtsoak at its 4th-5th instance); with one host thread for all vCPUs the
@@ -66,8 +68,9 @@ scale=10
 [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo && scale=2
 total_pass=0 total_fail=0 status=0
 for name in $VM_JOBS; do
-	cpus=$name thread=multi
+	cpus=$name thread=multi icount=0 label=vm$name
 	[ "$name" = trace ] && cpus=4 thread=single
+	[ "$name" = lab ] && cpus=1 thread=single icount=1 label=lab
 	job=$builddir/vm/job-$name
 	rm -rf "$job"
 	mkdir -p "$job/results" || exit 1
@@ -76,6 +79,11 @@ for name in $VM_JOBS; do
 	list=
 	case $name in
 	trace) list="vm_trace trace_attrib" ;;
+	lab)
+		list=${LAB_TESTS:-lab_accuracy lab_attrib lab_fidelity lab_ab}
+		cp "$builddir/lab/irqoff/rtsoak_irqoff.ko" "$job/" ||
+			{ echo "check-vm: no lab module (make lab-modules)"; exit 1; }
+		;;
 	*)
 		[ "${VM_CHECKS:-1}" = 0 ] || list=vm_checks
 		[ "$name" = 4 ] && list="$list $VM_TESTS"
@@ -93,6 +101,7 @@ for name in $VM_JOBS; do
 		for t in $list; do
 			case $t in
 			vm_*) path=/job/src/tests/vm/$t.sh ;;
+			lab_*) path=/job/src/tests/lab/$t.sh ;;
 			*) path=/job/src/tests/integration/$t.sh ;;
 			esac
 			echo "echo \"$t: started\"; s=\$SECONDS"
@@ -102,7 +111,7 @@ for name in $VM_JOBS; do
 	} >"$job/job.sh"
 	chmod +x "$job/job.sh"
 	limit=${VM_TIMEOUT:-$([ "$name" = 4 ] && echo 1500 || echo 900)}
-	VM_TCG_THREAD=$thread bash "$here/guest_run.sh" "$guest" "$job" "$cpus" "$limit"
+	VM_TCG_THREAD=$thread VM_ICOUNT=$icount bash "$here/guest_run.sh" "$guest" "$job" "$cpus" "$limit"
 	jrc=$?
 	sed 's/^/  /' "$job/console.log" 2>/dev/null
 	if [ "$jrc" -ne 0 ]; then
@@ -126,7 +135,7 @@ for name in $VM_JOBS; do
 		fi
 		# automake's own TAP driver, fed the saved output: the same PASS,
 		# FAIL, SKIP and ERROR rules as make check.
-		env AM_TAP_AWK=awk bash "$top_srcdir/build-aux/tap-driver.sh" --test-name "vm$name/$t" \
+		env AM_TAP_AWK=awk bash "$top_srcdir/build-aux/tap-driver.sh" --test-name "$label/$t" \
 			--log-file "$out.log" --trs-file "$out.trs" --color-tests no \
 			--enable-hard-errors yes --expect-failure no -- \
 			bash -c 'cat "$1"; exit "$2"' _ "$job/results/$t.log" "$rc" >"$out.summary"

@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# lab_run.sh [--out DIR] [--timeout S] -- COMMAND [ARG...]: run one command
+# line in the lab, the PREEMPT_RT test guest (tests/vm/guest_build.sh) booted
+# with one vCPU under qemu's -icount: its clock is its instruction count
+# (docs/LAB.md).  Benchmarks, check-lab and people use this same path.
+#
+# In the guest: the build's rtsoak first on PATH, the lab module at
+# /job/rtsoak_irqoff.ko when `make lab-modules` has built it (insmod it
+# yourself: the command decides its parameters), the source's tests/ and
+# docs/ under /job/src, and the working directory DIR (default: a new
+# directory under BUILD/lab/), which is the host's DIR too: what the command
+# writes there is on the host when it ends.  Its output goes to
+# DIR/console.log and to this script's stdout; the exit status is the
+# command's (125 when the guest did not boot, 124 when it did not finish in
+# S seconds, default 900).
+#
+# Environment: builddir (default: the current directory, a build tree),
+# top_srcdir (default: this script's source tree), RTSOAK (default
+# builddir/rtsoak), LAB_CPUS (vCPUs, default 1: SMP needs qemu >= 10 under
+# icount, and its vCPUs take turns in one host thread, docs/LAB.md).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+: "${top_srcdir:=$(cd "$here/../.." && pwd)}"
+: "${builddir:=$(pwd)}"
+: "${RTSOAK:=$builddir/rtsoak}"
+out= limit=900
+usage() { echo "usage: lab_run.sh [--out DIR] [--timeout S] -- COMMAND [ARG...]" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--out) out=${2:?}; shift 2 ;;
+	--timeout) limit=${2:?}; shift 2 ;;
+	--) shift; break ;;
+	*) usage ;;
+	esac
+done
+[ $# -gt 0 ] || usage
+[ "$(id -u)" -eq 0 ] || { echo "lab_run: needs root (9p with security_model=none)" >&2; exit 2; }
+command -v qemu-system-x86_64 >/dev/null ||
+	{ echo "lab_run: qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)" >&2; exit 2; }
+[ -x "$RTSOAK" ] || { echo "lab_run: no rtsoak binary at $RTSOAK (make first)" >&2; exit 2; }
+guest=$(bash "$top_srcdir/tests/vm/guest_build.sh" "$builddir/vm-cache") ||
+	{ echo "lab_run: the guest did not build (tests/vm/guest_build.sh)" >&2; exit 2; }
+if [ -z "$out" ]; then
+	mkdir -p "$builddir/lab" && out=$(mktemp -d "$builddir/lab/run.XXXXXX") || exit 2
+fi
+mkdir -p "$out" || exit 2
+out=$(cd "$out" && pwd)
+# What the job needs, in the one share (the command's own files stay).
+rm -rf "$out/bin" "$out/src" "$out/job.sh" "$out/status"
+mkdir -p "$out/bin" "$out/src" || exit 2
+cp "$RTSOAK" "$out/bin/rtsoak" && cp -r "$top_srcdir/tests" "$top_srcdir/docs" "$out/src/" || exit 2
+ko=$builddir/lab/irqoff/rtsoak_irqoff.ko
+[ -f "$ko" ] && { cp "$ko" "$out/rtsoak_irqoff.ko" || exit 2; }
+{
+	echo '#!/bin/bash'
+	echo 'export PATH=/job/bin:$PATH RTSOAK=/job/bin/rtsoak top_srcdir=/job/src PYTHON3=/usr/bin/python3'
+	echo 'export SCHEMA=/job/src/docs/report-schema.json'
+	printf '%q ' "$@"
+	echo
+} >"$out/job.sh"
+chmod +x "$out/job.sh"
+VM_ICOUNT=1 bash "$top_srcdir/tests/vm/guest_run.sh" "$guest" "$out" "${LAB_CPUS:-1}" "$limit"
+rc=$?
+cat "$out/console.log" 2>/dev/null
+exit $rc
