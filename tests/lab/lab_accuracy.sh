@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# lab_accuracy.sh (in the lab guest, check_lab.sh): rtsoak measures an
+# injected IRQs-off hold exactly.  The module holds interrupts off on CPU 0
+# for HOLD us every 10002 us while the timer probe wakes every 1000 us:
+#   - the hold walks through the probe's interval by 2 us a period, so the
+#     5 s run (~500 holds) meets every phase once: some deadline falls
+#     within 2 us of a hold's start, and max is the hold plus the wake-up
+#     (~3.7 us here), within [HOLD, HOLD + 15 us];
+#   - a sample is over HOLD/2 when its deadline fell in the hold's first
+#     HOLD/2 + c us (c the wake-up after the hold ends), so the spikes over
+#     HOLD/2 number N * (HOLD/2 + c) / 1000 for N holds, c in (0, 10 us],
+#     give or take the ends of the walk (2 each side);
+#   - and with the module off, the machine is quiet: max under 15 us.
+# Exact because the guest's clock is its instruction count (docs/LAB.md).
+. "$top_srcdir/tests/lab/lib.sh"
+plan 14
+cd "$WORK" || exit 1
+lab_module
+period=10002
+
+lab_off
+"$RTSOAK" run --duration 5s --interval 1ms --probes timer --cpus 0 --warmup 0 -q -o quiet.json 2>err
+ok $? "no holds: run exits 0 ($(head -c 200 err))"
+max=$(jget quiet.json '[x["max_ns"] for x in r["results"] if x["phase"] == "all"][0]')
+[ "$max" -lt 15000 ]
+ok $? "no holds: a quiet machine, max ${max} ns < 15 us"
+
+for hold in 50 200 1000; do
+	lab_hold irq "$hold" "$period"
+	h0=$(lab_holds)
+	"$RTSOAK" run --duration 5s --interval 1ms --probes timer --cpus 0 --warmup 0 \
+		--spike-threshold "$((hold / 2))us" -q -o "hold$hold.json" 2>err
+	ok $? "irq hold $hold us: run exits 0 ($(head -c 200 err))"
+	h1=$(lab_holds)
+	lab_off
+	"$PYTHON3" - "hold$hold.json" "$hold" "$period" "$((h1 - h0))" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+hold, period, made = int(sys.argv[2]) * 1000, int(sys.argv[3]) * 1000, int(sys.argv[4])
+x = [x for x in r["results"] if x["phase"] == "all" and x["cpu"] == 0][0]
+dur, iv = r["run"]["duration_ns"], r["config"]["interval_ns"]
+n = dur / period
+lo, hi = n * (hold / 2) / iv - 2, n * (hold / 2 + 10000) / iv + 2
+spikes = [s for s in r["series"] if s["probe"] == "timer"][0]["spike_log"]["total"]
+bad = []
+if not hold <= x["max_ns"] <= hold + 15000:
+    bad.append("max %d ns outside [%d, %d]" % (x["max_ns"], hold, hold + 15000))
+if not lo <= spikes <= hi:
+    bad.append("%d spikes over %d us, expected %.1f .. %.1f for %.1f holds"
+               % (spikes, hold // 2000, lo, hi, n))
+# the module made the holds the run counted on, and those of rtsoak's start
+# and end around it (~0.2 s: 20 holds)
+if not n - 1 <= made <= n + 50:
+    bad.append("the module made %d holds, %.1f in the run's %d ns" % (made, n, dur))
+print("# hold %d us: max %.1f us, %d spikes over %d us (%.1f .. %.1f), %d holds made"
+      % (hold // 1000, x["max_ns"] / 1000, spikes, hold // 2000, lo, hi, made))
+for b in bad:
+    print("# " + b)
+sys.exit(1 if bad else 0)
+PY
+	ok $? "irq hold $hold us: max within [hold, hold + 15 us], spikes over hold/2 as the holds that met a deadline"
+done
+
+# preempt mode: the same hold as thread latency, the same bounds on max
+lab_hold preempt 200 "$period"
+"$RTSOAK" run --duration 5s --interval 1ms --probes timer --cpus 0 --warmup 0 \
+	--spike-threshold 100us -q -o preempt.json 2>err
+ok $? "preempt hold 200 us: run exits 0 ($(head -c 200 err))"
+lab_off
+max=$(jget preempt.json '[x["max_ns"] for x in r["results"] if x["phase"] == "all"][0]')
+[ "$max" -ge 200000 ] && [ "$max" -le 215000 ]
+ok $? "preempt hold 200 us: max ${max} ns within [200, 215] us"
+
+# softirq mode: on PREEMPT_RT a softirq runs in a thread that the FIFO 95
+# probe preempts, so the holds are made and the probe does not see them
+lab_hold softirq 200 "$period"
+h0=$(lab_holds)
+"$RTSOAK" run --duration 5s --interval 1ms --probes timer --cpus 0 --warmup 0 -q -o softirq.json 2>err
+ok $? "softirq hold 200 us: run exits 0 ($(head -c 200 err))"
+h1=$(lab_holds)
+lab_off
+max=$(jget softirq.json '[x["max_ns"] for x in r["results"] if x["phase"] == "all"][0]')
+[ $((h1 - h0)) -ge 499 ] && [ "$max" -lt 50000 ]
+ok $? "softirq hold 200 us on PREEMPT_RT: $((h1 - h0)) holds made, none reached the FIFO 95 probe (max ${max} ns < 50 us)"
+
+# the parameters: a bad mode or CPU is refused and changes nothing
+! echo bogus >"$LAB_P/mode" 2>/dev/null && [ "$(cat "$LAB_P/mode")" = softirq ] &&
+	! echo 4096 >"$LAB_P/cpu" 2>/dev/null && [ "$(cat "$LAB_P/cpu")" = 0 ] &&
+	! (echo 1 >"$LAB_P/holds") 2>/dev/null
+ok $? "module: a bad mode or cpu is refused, holds is read-only"
+[ "$(lab_holds)" -eq "$h1" ]
+ok $? "module: period_us 0 stops the holds ($(lab_holds) = $h1)"
+done_testing
