@@ -39,7 +39,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${RTSOAK:=$builddir/rtsoak}"
 : "${VM_TEST_TIMEOUT:=600}"
 : "${VM_JOBS:=4 8 trace}"
-: "${VM_TESTS:=run_basic run_sched run_signals run_checkpoint net_local net_remote loads_each tweaks sysinfo report_roundtrip}"
+# run_checkpoint is not among them: kill -9 at random points and checkpoint
+# recovery are the same on an RT kernel, and in the guest it took 314 s of
+# job 4's 790 (the host suite runs it twice, plain and under ASan).
+: "${VM_TESTS:=run_basic run_sched run_signals net_local net_remote loads_each tweaks sysinfo report_roundtrip}"
 
 skip_or_fail() {
 	if [ "${CI:-}" = true ]; then
