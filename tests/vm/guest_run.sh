@@ -4,7 +4,9 @@
 # directory) with CPUS vCPUs in two NUMA nodes (one when CPUS is 1), JOB
 # shared read-write over virtio-9p (one share: what the job needs is copied
 # into it), run JOB/job.sh in it and return its exit status (JOB/status).  Root is opened with
-# snapshot=on: nothing a job does survives it.
+# snapshot=on: nothing a job does survives it.  VM_KERNEL and VM_INITRD boot
+# another kernel image and initrd on the same root (docs/LAB.md: A/B a
+# kernel).
 #
 # TCG, not KVM: this machine's /dev/kvm is a paravirtual KVM that cannot run
 # a stock kernel; KVM is used only where the CPU flags show vmx or svm.
@@ -43,7 +45,7 @@ fi
 t0=$(date +%s)
 timeout -k 10 "$limit" qemu-system-x86_64 \
 	-accel "$accel" "${icount[@]}" -cpu max -m "${mem}M" -smp "$cpus" "${numa[@]}" \
-	-kernel "$guest/kernel" -initrd "$guest/initrd" \
+	-kernel "${VM_KERNEL:-$guest/kernel}" -initrd "${VM_INITRD:-$guest/initrd}" \
 	-append "root=/dev/vda rw console=ttyS0 init=/sbin/rtsoak-vm-init loglevel=4 panic=-1" \
 	-drive file="$guest/root.img",format=raw,if=virtio,snapshot=on \
 	-virtfs local,path="$job",mount_tag=job,security_model=none \
