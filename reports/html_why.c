@@ -154,6 +154,26 @@ static int collect_causes(const struct report *r, const char *probe, struct why_
 	return 0;
 }
 
+/* Where the timer IRQ came in for a cause's spikes (irq_at, with
+ * --trace-stacks): "; timer IRQ in rtsoak_irqoff_hold 55, __slab_free 2,
+ * 1 in other functions"; nothing when the report names none. */
+static void put_irq_at(struct html_page *pg, json_t *c)
+{
+	json_int_t other = json_integer_value(json_object_get(c, "irq_at_other"));
+	json_t *e;
+	size_t i;
+
+	json_array_foreach (json_object_get(c, "irq_at"), i, e) {
+		fputs(i ? ", " : "; timer IRQ in ", pg->f);
+		html_esc(pg, str(e, "function"));
+		fprintf(pg->f, " %" JSON_INTEGER_FORMAT,
+			json_integer_value(json_object_get(e, "spikes")));
+	}
+	if (other > 0)
+		fprintf(pg->f, "%s%" JSON_INTEGER_FORMAT " in other functions",
+			i ? ", " : "; timer IRQ in ", other);
+}
+
 static void put_bar_row(struct html_page *pg, const struct svg_axis *x, json_t *s, double y,
 			const struct why_causes *wc)
 {
@@ -195,10 +215,10 @@ static void put_bar_row(struct html_page *pg, const struct svg_axis *x, json_t *
 			    (uint64_t)json_integer_value(json_object_get(c, "excess_ns")));
 		fputs("Z\"><title>", f);
 		html_esc(pg, attribution_label(cause, label, sizeof(label)));
-		fprintf(f,
-			": %.1f %% of the excess latency (%s), %" JSON_INTEGER_FORMAT
-			" spikes</title></path>\n",
+		fprintf(f, ": %.1f %% of the excess latency (%s), %" JSON_INTEGER_FORMAT " spikes",
 			100 * share, ex, json_integer_value(json_object_get(c, "spikes")));
+		put_irq_at(pg, c);
+		fputs("</title></path>\n", f);
 	}
 	fprintf(f, "<text class=\"tk\" x=\"%d\" y=\"", WHY_RIGHT + 6);
 	svg_num(f, y + WHY_BAR * 0.7);

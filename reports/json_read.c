@@ -928,6 +928,7 @@ static int read_checks(struct rd *rd, struct report *r, json_t *root)
 #define ATTRIB_CONTRIB_MAX 64
 #define ATTRIB_TIMELINE_MAX 4096
 #define ATTRIB_TEXT_MAX 1024 /* bytes of a cause, verdict or tracer string */
+#define ATTRIB_IRQ_AT_MAX 64 /* functions of a cause's irq_at (rtsoak keeps 8) */
 
 /* A string of at most max bytes at o[key] (path where.key); nullable: null
  * is allowed (*out NULL). */
@@ -1046,30 +1047,84 @@ static int read_attrib_cpus(struct rd *rd, json_t *at)
 }
 
 static int read_cause_list(struct rd *rd, json_t *causes, const char *where, uint64_t attributed,
-			   json_t *seen);
+			   json_t *seen, json_t *fns);
 
-/* causes[]: each {cause, kind, spikes, excess_ns, share}, distinct keys,
- * largest excess first; their spikes add up to attributed. */
+/* causes[]: each {cause, kind, spikes, excess_ns, share, and in reports
+ * since they have it irq_at, irq_at_other}, distinct keys, largest excess
+ * first; their spikes add up to attributed. */
 static int read_causes(struct rd *rd, json_t *s, const char *where, uint64_t attributed,
 		       json_t **out)
 {
-	json_t *causes, *seen;
+	json_t *causes, *seen, *fns;
 	int rc;
 
 	if ((rc = get_array(rd, s, "causes", where, ATTRIB_CAUSES_MAX,
 			    "holds more than the limit of 65536 causes", &causes)))
 		return rc;
-	if (!(seen = json_object())) /* the keys so far: repeats found in O(n) */
-		return -ENOMEM;
-	rc = read_cause_list(rd, causes, where, attributed, seen);
+	/* the keys so far, the functions of one cause: repeats found in O(n) */
+	seen = json_object();
+	fns = json_object();
+	rc = seen && fns ? read_cause_list(rd, causes, where, attributed, seen, fns) : -ENOMEM;
 	json_decref(seen);
+	json_decref(fns);
 	if (!rc)
 		*out = causes;
 	return rc;
 }
 
+/* A cause's irq_at (optional: reports before it have none): [{function,
+ * spikes}], distinct non-empty functions, most spikes first, and
+ * irq_at_other (optional); together no more than the cause's spikes (the
+ * rest had no kernel function to name).  fns: scratch, emptied here. */
+static int read_irq_at(struct rd *rd, json_t *c, const char *w, uint64_t spikes, json_t *fns)
+{
+	char path[200];
+	json_t *at, *e;
+	const char *fn;
+	uint64_t n, sum = 0, prev = UINT64_MAX;
+	size_t i;
+	int rc;
+
+	if (json_object_get(c, "irq_at_other") &&
+	    (rc = get_u64(rd, c, "irq_at_other", w, false, &sum, NULL)))
+		return rc;
+	if (json_object_get(c, "irq_at")) {
+		if ((rc = get_array(rd, c, "irq_at", w, ATTRIB_IRQ_AT_MAX,
+				    "holds more than the limit of 64 functions", &at)))
+			return rc;
+		json_object_clear(fns);
+		json_array_foreach (at, i, e) {
+			snprintf(path, sizeof(path), "%s.irq_at[%zu]", w, i);
+			if (!json_is_object(e))
+				return fail(rd, path, "is not an object");
+			if ((rc = get_text(rd, e, "function", path, REPORT_NAME_MAX, false, &fn)) ||
+			    (rc = get_u64(rd, e, "spikes", path, false, &n, NULL)))
+				return rc;
+			if (!*fn)
+				return fail(rd, path, "function is empty");
+			if (!n)
+				return fail(rd, path, "spikes is 0");
+			if (n > prev)
+				return fail(rd, path, "is not sorted by spikes, most first");
+			prev = n;
+			if (json_object_get(fns, fn))
+				return fail(rd, path, "function is listed twice");
+			if (json_object_set_new(fns, fn, json_true()))
+				return -ENOMEM;
+			if (n > spikes || sum > spikes - n) /* no wrap-around */
+				return fail(
+				    rd, w,
+				    "irq_at and irq_at_other count more spikes than the cause has");
+			sum += n;
+		}
+	}
+	if (sum > spikes)
+		return fail(rd, w, "irq_at and irq_at_other count more spikes than the cause has");
+	return 0;
+}
+
 static int read_cause_list(struct rd *rd, json_t *causes, const char *where, uint64_t attributed,
-			   json_t *seen)
+			   json_t *seen, json_t *fns)
 {
 	char w[120], path[160];
 	json_t *c;
@@ -1085,7 +1140,8 @@ static int read_cause_list(struct rd *rd, json_t *causes, const char *where, uin
 		if ((rc = get_text(rd, c, "cause", w, ATTRIB_TEXT_MAX, false, &key)) ||
 		    (rc = get_text(rd, c, "kind", w, REPORT_NAME_MAX, false, &kind)) ||
 		    (rc = get_u64(rd, c, "spikes", w, false, &spikes, NULL)) ||
-		    (rc = get_u64(rd, c, "excess_ns", w, false, &excess, NULL)))
+		    (rc = get_u64(rd, c, "excess_ns", w, false, &excess, NULL)) ||
+		    (rc = read_irq_at(rd, c, w, spikes, fns)))
 			return rc;
 		json_t *sh = json_object_get(c, "share");
 		snprintf(path, sizeof(path), "%s.share", w);

@@ -332,31 +332,54 @@ static void cut(char *s, size_t w)
 	snprintf(s + n, 4, "...");
 }
 
+/* Where the timer IRQ came in for the spikes of cause c, its function
+ * most of them name (the report's irq_at, escaped): "; timer IRQ in
+ * rtsoak_irqoff_hold 57"; "" when the report names none. */
+static void irq_at_text(json_t *c, char *buf, size_t len)
+{
+	json_t *top = json_array_get(json_object_get(c, "irq_at"), 0);
+	const char *fn = json_string_value(json_object_get(top, "function"));
+	char esc[4 * 256 + 1]; /* an escaped name (json_read.c: 255 bytes) */
+
+	*buf = '\0';
+	if (fn && *fn)
+		snprintf(buf, len, "; timer IRQ in %s %" JSON_INTEGER_FORMAT,
+			 util_escape(fn, esc, sizeof(esc)),
+			 json_integer_value(json_object_get(top, "spikes")));
+}
+
 /* The causes of a series after "  causes:" into line (TEXT_COLUMNS + 1
  * bytes), leaving room for tail: as many as fit whole, then "+N more";
- * with cut, the first one's name cut ("...") when not even it fits.  False
- * when nothing fits. */
-static bool causes_fit(char *line, json_t *causes, const char *tail, bool cut_first)
+ * the first with_at of them with where their timer IRQ came in, each where
+ * that still fits; with cut, the first one's name cut ("...") when not even
+ * it fits.  The number of causes shown, -1 when nothing fits. */
+static int causes_fit(char *line, json_t *causes, const char *tail, bool cut_first, size_t with_at)
 {
 	size_t n = json_array_size(causes), shown = 0, room = TEXT_COLUMNS - strlen(tail);
 
 	snprintf(line, TEXT_COLUMNS + 1, "  causes:");
 	if (!n) {
 		strcat(line, " none");
-		return true;
+		return 0;
 	}
 	for (size_t i = 0; i < n; i++) {
 		json_t *c = json_array_get(causes, i);
-		char label[CAUSE_BUF], item[CAUSE_BUF + 64], more[32] = "", nums[48];
+		char label[CAUSE_BUF], item[CAUSE_BUF + 1200], more[32] = "", nums[48];
+		char at[1100] = "";
 		size_t used = strlen(line);
+		json_int_t spikes = json_integer_value(json_object_get(c, "spikes"));
+		double pct = 100 * json_number_value(json_object_get(c, "share"));
 
 		cause_text(json_string_value(json_object_get(c, "cause")), label, sizeof(label));
-		snprintf(nums, sizeof(nums), " %.0f%% (%" JSON_INTEGER_FORMAT ")",
-			 100 * json_number_value(json_object_get(c, "share")),
-			 json_integer_value(json_object_get(c, "spikes")));
+		snprintf(nums, sizeof(nums), " %.0f%% (%" JSON_INTEGER_FORMAT ")", pct, spikes);
 		if (i + 1 < n)
 			snprintf(more, sizeof(more), ", +%zu more", n - i - 1);
-		snprintf(item, sizeof(item), "%s %s%s", i ? "," : "", label, nums);
+		if (i < with_at)
+			irq_at_text(c, at, sizeof(at));
+		snprintf(item, sizeof(item), "%s %s %.0f%% (%" JSON_INTEGER_FORMAT "%s)",
+			 i ? "," : "", label, pct, spikes, at);
+		if (*at && used + strlen(item) + strlen(more) > room)
+			snprintf(item, sizeof(item), "%s %s%s", i ? "," : "", label, nums);
 		if (used + strlen(item) + strlen(more) <= room) {
 			strcat(line, item);
 			shown++;
@@ -365,24 +388,43 @@ static bool causes_fit(char *line, json_t *causes, const char *tail, bool cut_fi
 		if (shown) { /* the rest as a count: room was kept for it */
 			snprintf(more, sizeof(more), ", +%zu more", n - shown);
 			strcat(line, more);
-			return true;
+			return (int)shown;
 		}
 		size_t fixed = 1 + strlen(nums) + strlen(more);
 		if (!cut_first || used + fixed + 4 > room)
-			return false;
+			return -1;
 		cut(label, room - used - fixed);
 		snprintf(item, sizeof(item), " %s%s%s", label, nums, more);
 		strcat(line, item);
-		return true;
+		return 1;
 	}
-	return true;
+	return (int)shown;
+}
+
+/* causes_fit with where the timer IRQs came in for as many of the causes
+ * it shows as fit, first first, never at the cost of a cause shown. */
+static int causes_fit_at(char *line, json_t *causes, const char *tail, bool cut_first)
+{
+	int shown = causes_fit(line, causes, tail, cut_first, 0);
+
+	for (int k = shown; k > 0; k--) {
+		char l2[TEXT_COLUMNS + 1];
+		if (causes_fit(l2, causes, tail, cut_first, (size_t)k) == shown) {
+			memcpy(line, l2, sizeof(l2));
+			break;
+		}
+	}
+	return shown;
 }
 
 /* Why the spikes of a series were late, beside its spikes: line, within
  * TEXT_COLUMNS: "  causes: rtsoak-spike/0 (FIFO 99) 95% (19), softirq NET_RX
- * 3% (1); 1 not attributed (events lost)".  Causes that do not fit are
- * counted ("+2 more"); when not even the first fits whole, the reasons for
- * the spikes not attributed go first, then the first cause's name is cut. */
+ * 3% (1); 1 not attributed (events lost)", with the function the timer IRQ
+ * came in for most of a cause's spikes where the report has it and it fits
+ * ("silent 100% (57; timer IRQ in rtsoak_irqoff_hold 57)").  Causes that do
+ * not fit are counted ("+2 more"); when not even the first fits whole, the
+ * reasons for the spikes not attributed go first, then the first cause's
+ * name is cut. */
 static void causes_print(FILE *out, json_t *as)
 {
 	static const char *const reason[][2] = { { "events_lost", "events lost" },
@@ -415,9 +457,9 @@ static void causes_print(FILE *out, json_t *as)
 		}
 		util_catf(tail, sizeof(tail), ")");
 	}
-	if (!causes_fit(line, causes, tail, false)) {
+	if (causes_fit_at(line, causes, tail, false) < 0) {
 		snprintf(tail, sizeof(tail), "%s", brief);
-		if (!causes_fit(line, causes, tail, true))
+		if (causes_fit_at(line, causes, tail, true) < 0)
 			snprintf(line, sizeof(line), "  causes: +%zu", json_array_size(causes));
 	}
 	fputs(line, out);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""make_attrib_report.py IN.json OUT.json [--shift]: IN with an `attribution` section.
+"""make_attrib_report.py IN.json OUT.json [--shift | --irqoff]: IN with an `attribution` section.
 
 The attribution values are SYNTHETIC: the real recorder and analysis come with
 `rtsoak run --trace` (src/trace/).  This only makes a consistent section, as
@@ -14,6 +14,10 @@ but the third, which is not attributed (events lost);
 of the others, the first is "silent" (IRQs off), the second "softirq:TIMER" and any
 further one is not attributed (events lost).  --shift swaps the roles (the grid's
 spikes "silent", the others the task): a B side for compare whose causes moved.
+--irqoff: every spike "silent" and attributed, recorded with stacks (--trace-stacks) as an
+injected IRQs-off hold would be: the timer IRQ of the second spike of a series came in user
+space ("user"), of the third "?", of the fourth __slab_free, of all others
+rtsoak_irqoff_hold; the causes' irq_at tally counts the kernel functions only, as rtsoak does.
 """
 import json
 import sys
@@ -55,7 +59,12 @@ def verdict(kind, ns):
             "softirq": "softirq TIMER " + ms}[kind]
 
 
-def series_entry(rep, se, shift):
+def irq_at_of(k):
+    """--irqoff: where the timer IRQ of the series' k-th spike (from 0) came in."""
+    return {1: "user", 2: "?", 3: "__slab_free"}.get(k, "rtsoak_irqoff_hold")
+
+
+def series_entry(rep, se, shift, irqoff=False):
     log = se["spike_log"]
     thr = log["threshold_ns"] or 0
     per = [p for p in rep["analysis"]["periodicity"]
@@ -69,7 +78,9 @@ def series_entry(rep, se, shift):
             P, ph = pats[0]["period_ns"], pats[0]["phase_ns"]
             k = round((t - ph) / P)
             on_grid = abs(t - ph - k * P) <= 5000000
-        if on_grid:
+        if irqoff:
+            c = SILENT
+        elif on_grid:
             grid += 1
             c = None if grid == 3 else SILENT if shift else TASK
         else:
@@ -81,18 +92,31 @@ def series_entry(rep, se, shift):
         e = causes.setdefault(c, {"cause": c[0], "kind": c[1], "spikes": 0, "excess_ns": 0})
         e["spikes"] += 1
         e["excess_ns"] += max(lat - thr, 0)
+        if irqoff:
+            at = e.setdefault("irq_at", {})
+            fn = irq_at_of(len(assigned))
+            if fn not in ("user", "?"):
+                at[fn] = at.get(fn, 0) + 1
         assigned.append((t, lat, c))
     order = sorted(causes.values(), key=lambda e: (-e["excess_ns"], e["cause"]))
     total = sum(e["excess_ns"] for e in order) or 1
     for e in order:
         e["share"] = round(e["excess_ns"] / total, 4)
+        if irqoff:
+            at = e.pop("irq_at", {})
+            e["irq_at"] = [{"function": f, "spikes": n}
+                           for f, n in sorted(at.items(), key=lambda x: (-x[1], x[0]))]
+            e["irq_at_other"] = 0
     index = {(e["cause"], e["kind"]): i for i, e in enumerate(order)}
     top = []
-    for t, lat, c in sorted(assigned, key=lambda x: -x[1])[:5]:
+    ranked = sorted(enumerate(assigned), key=lambda x: -x[1][1])[:5]
+    for k, (t, lat, c) in ranked:
         irq, thread, user = split(lat, c[1])
         top.append({"t_ns": t, "latency_ns": lat, "irq_ns": irq, "thread_ns": thread,
                     "user_ns": user, "cause": c[0], "verdict": verdict(c[1], lat - 20000),
                     "contributors": contributors(c[0], c[1], lat)})
+        if irqoff:
+            top[-1]["irq_at"] = irq_at_of(k)
     return {"probe": se["probe"], "cpu": se["cpu"], "phase": "all", "threshold_ns": thr,
             "spikes": len(spikes), "attributed": len(assigned),
             "not_attributed": {"events_lost": lost, "no_events": 0, "no_anchor": 0},
@@ -103,16 +127,17 @@ def series_entry(rep, se, shift):
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     shift = "--shift" in sys.argv
+    irqoff = "--irqoff" in sys.argv
     src, dst = args
     rep = json.load(open(src))
     series = [se for se in rep.get("series", []) if se["spike_log"]["threshold_ns"]]
     rep["attribution"] = {
         "tracer": {"instance": "rtsoak-1234", "clock": "mono", "buffer_kb": 4096,
-                   "window_ms": 200, "stacks": False,
+                   "window_ms": 200, "stacks": irqoff,
                    "events": ["sched:sched_switch", "sched:sched_waking",
                               "irq:irq_handler_entry", "irq:irq_handler_exit"]},
         "cpus": [{"cpu": se["cpu"], "events": 123456, "lost": 0} for se in series],
-        "series": [series_entry(rep, se, shift) for se in series],
+        "series": [series_entry(rep, se, shift, irqoff) for se in series],
     }
     with open(dst, "w") as f:
         json.dump(rep, f, indent=2)

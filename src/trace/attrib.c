@@ -800,7 +800,7 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 	 * IRQs-off section ends there (the interrupt is taken as they come
 	 * back on), a task that could not be preempted was there.  Only a
 	 * kernel function says something; user space and idle do not. */
-	if (*out->irq_at && strcmp(out->irq_at, "user") && strcmp(out->irq_at, "?")) {
+	if (attrib_irq_at_known(out->irq_at)) {
 		size_t l = strlen(out->verdict);
 		char d[32];
 
@@ -815,4 +815,9 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 	util_utf8_fix(out->cause, strlen(out->cause));
 	util_utf8_fix(out->verdict, strlen(out->verdict));
 	return 0;
+}
+
+bool attrib_irq_at_known(const char *irq_at)
+{
+	return *irq_at && strcmp(irq_at, "user") && strcmp(irq_at, "?");
 }

@@ -120,6 +120,9 @@ struct attrib_result {
 /* 0 (out->status says whether it could be attributed) or -EINVAL for an
  * input that makes no sense (wake before deadline). */
 int attrib_analyse(const struct attrib_input *in, struct attrib_result *out);
+/* irq_at names a kernel function (not "", "user" or "?"): the verdict
+ * says it, the causes table counts it. */
+bool attrib_irq_at_known(const char *irq_at);
 const char *attrib_kind_name(enum attrib_kind kind);
 
 #endif

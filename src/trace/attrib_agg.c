@@ -29,6 +29,25 @@ static int cause_index(struct attrib_agg *a, const struct attrib_result *res)
 	return (int)a->ncause++;
 }
 
+/* Count where the timer IRQ of one of c's spikes came in: kept while
+ * there is room, the rest of the functions in one count. */
+static void count_at(struct attrib_agg_cause *c, const char *irq_at)
+{
+	if (!attrib_irq_at_known(irq_at))
+		return;
+	for (unsigned k = 0; k < c->nat; k++)
+		if (!strcmp(c->at[k].fn, irq_at)) {
+			c->at[k].spikes++;
+			return;
+		}
+	if (c->nat == ATTRIB_AGG_IRQ_AT) {
+		c->at_other++;
+		return;
+	}
+	snprintf(c->at[c->nat].fn, sizeof(c->at[c->nat].fn), "%s", irq_at);
+	c->at[c->nat++].spikes = 1;
+}
+
 /* Keep the ATTRIB_AGG_TOP largest latencies. */
 static void keep_top(struct attrib_agg *a, uint64_t t_ns, uint64_t latency_ns,
 		     const struct attrib_result *res)
@@ -86,6 +105,7 @@ int attrib_agg_add(struct attrib_agg *a, uint64_t t_ns, uint64_t latency_ns, uin
 	a->attributed++;
 	a->cause[i].spikes++;
 	a->cause[i].excess_ns += latency_ns > threshold_ns ? latency_ns - threshold_ns : 0;
+	count_at(&a->cause[i], res->irq_at);
 	a->spike_causes[a->nsc][0] = t_ns;
 	a->spike_causes[a->nsc][1] = (uint64_t)i;
 	a->nsc++;
@@ -168,6 +188,55 @@ static json_t *top_json(const struct attrib_agg_top *t)
 	return o;
 }
 
+/* A cause's irq_at: [{function, spikes}], most spikes first (ties by
+ * name, so that the file does not depend on the order seen).  NULL on
+ * ENOMEM. */
+static json_t *irq_at_json(const struct attrib_agg_cause *c)
+{
+	const struct attrib_agg_at *ord[ATTRIB_AGG_IRQ_AT];
+	json_t *v = json_array();
+	int bad = !v;
+
+	for (unsigned k = 0; k < c->nat; k++) {
+		unsigned j = k;
+
+		while (j > 0 && (ord[j - 1]->spikes < c->at[k].spikes ||
+				 (ord[j - 1]->spikes == c->at[k].spikes &&
+				  strcmp(ord[j - 1]->fn, c->at[k].fn) > 0))) {
+			ord[j] = ord[j - 1];
+			j--;
+		}
+		ord[j] = &c->at[k];
+	}
+	for (unsigned k = 0; !bad && k < c->nat; k++)
+		bad |= util_json_push(v, json_pack("{s:o, s:I}", "function",
+						   util_json_string(ord[k]->fn), "spikes",
+						   (json_int_t)ord[k]->spikes));
+	if (bad) {
+		json_decref(v);
+		return NULL;
+	}
+	return v;
+}
+
+static json_t *cause_json(const struct attrib_agg_cause *c, double share)
+{
+	json_t *o = json_pack("{s:o, s:s, s:I, s:I, s:f}", "cause", util_json_string(c->key),
+			      "kind", attrib_kind_name(c->kind), "spikes", (json_int_t)c->spikes,
+			      "excess_ns", (json_int_t)c->excess_ns, "share", share);
+	int bad = !o;
+
+	if (o) {
+		bad |= util_json_set(o, "irq_at", irq_at_json(c));
+		bad |= util_json_set(o, "irq_at_other", json_integer((json_int_t)c->at_other));
+	}
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 static int cmp_cause(const void *x, const void *y)
 {
 	const struct attrib_agg_cause *a = *(const struct attrib_agg_cause *const *)x;
@@ -201,12 +270,7 @@ json_t *attrib_agg_json(const struct attrib_agg *a, const char *probe, int cpu, 
 		rank[order[i] - a->cause] = i;
 		double share = total ? (double)order[i]->excess_ns / (double)total
 				     : (double)order[i]->spikes / (double)a->attributed;
-		bad |= util_json_push(causes,
-				      json_pack("{s:o, s:s, s:I, s:I, s:f}", "cause",
-						util_json_string(order[i]->key), "kind",
-						attrib_kind_name(order[i]->kind), "spikes",
-						(json_int_t)order[i]->spikes, "excess_ns",
-						(json_int_t)order[i]->excess_ns, "share", share));
+		bad |= util_json_push(causes, cause_json(order[i], share));
 	}
 	for (size_t i = 0; !bad && i < a->nsc; i++)
 		bad |= util_json_push(sc, json_pack("[I, I]", (json_int_t)a->spike_causes[i][0],

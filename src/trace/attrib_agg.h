@@ -4,7 +4,8 @@
  * housekeeping thread and written as one entry of the report's
  * attribution.series (docs/report-schema.json):
  *   causes        each cause with the spikes it dominated and its share of
- *                 the excess latency (latency - threshold), largest first;
+ *                 the excess latency (latency - threshold), largest first,
+ *                 and where the timer IRQ came in for its spikes (irq_at);
  *   spike_causes  [t_ns, cause index] of every attributed spike, so that the
  *                 views and the periodicity culprit need only the file;
  *   top           the worst spikes with their split, verdict, contributors;
@@ -18,11 +19,28 @@
 #include "attrib.h"
 
 #define ATTRIB_AGG_TOP 16
+/* Functions whose count a cause keeps (irq_at): a kernel has a few places
+ * that hold IRQs off long, and a 24-hour soak must not grow the table
+ * with every rare one. */
+#define ATTRIB_AGG_IRQ_AT 8
+
+/* One function a cause's timer IRQs came in (attrib_result.irq_at). */
+struct attrib_agg_at {
+	char fn[TEV_NAME_LEN];
+	uint64_t spikes;
+};
 
 struct attrib_agg_cause {
 	char key[ATTRIB_CAUSE_LEN];
 	enum attrib_kind kind;
 	uint64_t spikes, excess_ns;
+	/* The spikes of this cause with a kernel function for irq_at (not
+	 * "", "user" or "?", as the verdict): the first ATTRIB_AGG_IRQ_AT
+	 * distinct functions counted exactly, the spikes of any later one in
+	 * at_other, so that listed + at_other is every spike with one. */
+	struct attrib_agg_at at[ATTRIB_AGG_IRQ_AT];
+	unsigned nat;
+	uint64_t at_other;
 };
 
 struct attrib_agg_top {

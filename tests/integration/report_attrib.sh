@@ -6,19 +6,22 @@
 # from the report's real spike times.  The text summary's causes line and the patterns'
 # culprits, the HTML section, the JSON round trip, the schemas, compare against a copy whose
 # causes shifted, and the refusal (exit 2, one line naming the field) of broken sections.
+# a.json and b.json are of the shape before causes[].irq_at (which must stay readable);
+# c.json (--irqoff) has it: where the timer IRQ came in for every spike of a cause.
 . "$(dirname "$0")/lib.sh"
 set -o pipefail
 require_python_jsonschema
 
-plan 21
+plan 27
 cd "$WORK" || exit 1
 DATA=$top_srcdir/tests/data
 BASE=$DATA/report-spike.json
 CHECK="$PYTHON3 $top_srcdir/tests/html_check.py"
 
 "$PYTHON3" "$top_srcdir/tests/make_attrib_report.py" "$BASE" a.json &&
-	"$PYTHON3" "$top_srcdir/tests/make_attrib_report.py" "$BASE" b.json --shift
-ok $? "fixtures: the report with an attribution section, and one with shifted causes"
+	"$PYTHON3" "$top_srcdir/tests/make_attrib_report.py" "$BASE" b.json --shift &&
+	"$PYTHON3" "$top_srcdir/tests/make_attrib_report.py" "$BASE" c.json --irqoff
+ok $? "fixtures: the report with an attribution section, one with shifted causes, one with irq_at"
 
 # --- text
 "$RTSOAK" report a.json --color never >a.txt
@@ -58,6 +61,31 @@ sys.exit(1 if bad else 0)
 EOF
 ok $? "the culprit in the JSON: from spike_causes, of = the pattern's matched spikes"
 
+# irq_at: the function most of a cause's spikes name; 3 of each series' spikes name none
+# that counts (user, ?, and __slab_free is second).
+"$RTSOAK" report c.json --color never >c.txt
+sed 's/^/# /' c.txt | grep -E "causes"
+grep -A1 "^spikes: timer cpu 0:" c.txt | tail -1 |
+	grep -qxF "  causes: silent 100% (14; timer IRQ in rtsoak_irqoff_hold 11)" &&
+	grep -A1 "^spikes: timer cpu 1:" c.txt | tail -1 |
+	grep -qxF "  causes: silent 100% (13; timer IRQ in rtsoak_irqoff_hold 10)"
+ok $? "the causes line says where the timer IRQ came in for most of a cause's spikes"
+# A name from the kernel (or a file) reaches the terminal escaped; one that does not fit the
+# 80 columns is left out, never the cause.
+"$PYTHON3" - c.json d.json <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+s0, s1 = r["attribution"]["series"]
+s0["causes"][0]["irq_at"][0]["function"] = "x\x1b]0;owned\x07y"
+s1["causes"][0]["irq_at"][0]["function"] = "f" * 200
+json.dump(r, open(sys.argv[2], "w"))
+EOF
+"$RTSOAK" report d.json --color never >d.txt && ! grep -q $'\x1b\|\x07' d.txt &&
+	grep -A1 "^spikes: timer cpu 0:" d.txt | tail -1 |
+	grep -qxF '  causes: silent 100% (14; timer IRQ in x\x1b]0;owned\x07y 11)' &&
+	grep -A1 "^spikes: timer cpu 1:" d.txt | tail -1 | grep -qxF "  causes: silent 100% (13)"
+ok $? "irq_at escaped on the terminal; one too long for the line left out"
+
 # Without attribution nothing of it shows.
 "$RTSOAK" report "$BASE" --color never >plain.txt &&
 	! grep -qE "^  causes:|preempted" plain.txt && grep -q "^spikes: timer cpu 0:" plain.txt
@@ -70,6 +98,9 @@ ok $? "report --json writes the attribution section back unchanged"
 ok $? "and a second round trip is byte for byte"
 validate a.json a2.json b.json
 ok $? "the fixtures and the round trip validate against report-schema.json"
+"$RTSOAK" report c.json --json c2.json && validate c.json c2.json &&
+	"$PYTHON3" -c 'import json,sys; a,b=(json.load(open(p)) for p in sys.argv[1:]); sys.exit(a["attribution"] != b["attribution"])' c.json c2.json
+ok $? "with irq_at: valid, and written back unchanged"
 
 # --- HTML
 "$RTSOAK" report a.json --html a.html && $CHECK a.html a.json 2>&1 | sed 's/^/# /'
@@ -83,6 +114,11 @@ rows=$(grep -o '<tr data-cpu="[0-9]*" data-t-ns=' a.html | wc -l)
 	grep -q 'preempted by rtsoak-spike/0 (FIFO 99) for' a.html &&
 	grep -q 'rtsoak-spike/0 (FIFO 99, pid 812)' a.html
 ok $? "the worst spikes: $rows rows with split strip, verdict and contributors"
+"$RTSOAK" report c.json --html c.html && $CHECK c.html c.json 2>&1 | sed 's/^/# /' &&
+	[ "$(grep -c '13 spikes; timer IRQ in rtsoak_irqoff_hold 10, __slab_free 1</title>' c.html)" -eq 1 ] &&
+	"$RTSOAK" report d.json --html d.html && ! grep -q $'\x1b\|\x07' d.html &&
+	grep -q '14 spikes; timer IRQ in x.*\]0;owned.*y 11, __slab_free 1</title>' d.html
+ok $? "HTML: each causes segment says where the timer IRQ came in, escaped"
 "$RTSOAK" report "$BASE" --html plain.html && ! grep -q 'id="why"' plain.html &&
 	$CHECK plain.html "$BASE"
 ok $? "no section without attribution"
@@ -119,13 +155,15 @@ ok $? "compare --json: a causes list per matched series, valid against compare-s
 ok $? "compare HTML: the causes table, shifts marked"
 
 # --- refusal of broken sections: exit 2, one line, naming the field
-# break NAME PYTHON-STATEMENT (on `a`, the attribution of a.json; `s`, its first series)
+# break NAME PYTHON-STATEMENT (on `a`, the attribution of $SRC, a.json unless said; `s`,
+# its first series)
 n=0
 fails=0
+SRC=a.json
 broken() {
 	local name=$1 stmt=$2 want=$3 err rc
 	n=$((n + 1))
-	"$PYTHON3" - a.json bad$n.json "$stmt" <<'EOF'
+	"$PYTHON3" - "$SRC" bad$n.json "$stmt" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
 a = r["attribution"]
@@ -174,4 +212,37 @@ broken "timeline entry not a triple" "$tl"'s["top"][0]["timeline"][0] = [0, 10]'
 broken "timeline without its flag" "$tl"'del s["top"][0]["timeline_truncated"]' \
 	"attribution.series[0].top[0].timeline_truncated: is missing"
 ok $fails "$n broken attribution sections refused: exit 2, one line naming the field"
+
+# irq_at: its counts are checked as the causes' are
+n0=$n
+fails=0
+SRC=c.json
+at='s["causes"][0]["irq_at"]'
+broken "irq_at not an array" "$at = {}" "attribution.series[0].causes[0].irq_at: is not an array"
+broken "irq_at unsorted" "$at.reverse()" \
+	"attribution.series[0].causes[0].irq_at[1]: is not sorted by spikes, most first"
+broken "irq_at function empty" "$at[1][\"function\"] = \"\"" \
+	"attribution.series[0].causes[0].irq_at[1]: function is empty"
+broken "irq_at function repeated" "$at[1][\"function\"] = $at[0][\"function\"]" \
+	"attribution.series[0].causes[0].irq_at[1]: function is listed twice"
+broken "irq_at spikes 0" "$at[1][\"spikes\"] = 0" \
+	"attribution.series[0].causes[0].irq_at[1]: spikes is 0"
+broken "irq_at spikes a string" "$at[0][\"spikes\"] = \"11\"" \
+	"attribution.series[0].causes[0].irq_at[0].spikes"
+broken "irq_at more than the cause" "$at[0][\"spikes\"] = 14" \
+	"attribution.series[0].causes[0]: irq_at and irq_at_other count more spikes than the cause has"
+broken "irq_at_other more than the cause" 's["causes"][0]["irq_at_other"] = 3' \
+	"attribution.series[0].causes[0]: irq_at and irq_at_other count more spikes than the cause has"
+broken "irq_at_other negative" 's["causes"][0]["irq_at_other"] = -1' \
+	"attribution.series[0].causes[0].irq_at_other"
+ok $fails "$((n - n0)) broken irq_at refused: exit 2, one line naming the field"
+# and at the limit: 14 spikes, 11 + 1 listed, 2 in other functions
+"$PYTHON3" - c.json e.json <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["attribution"]["series"][0]["causes"][0]["irq_at_other"] = 2
+json.dump(r, open(sys.argv[2], "w"))
+EOF
+"$RTSOAK" report e.json >/dev/null && validate e.json
+ok $? "irq_at and irq_at_other that add up to the cause's spikes are accepted"
 done_testing

@@ -9,7 +9,8 @@
 #  - a net run under the msg load: its spikes name softirqs, IRQs or tasks;
 #  - --trace-stacks with dd writing in the kernel on the measured CPU: the
 #    worst spikes name the kernel function the timer interrupt came in,
-#    each a real symbol, and the report says what the stacks cost;
+#    each a real symbol, every spike's is counted per cause, and the report
+#    says what the stacks cost;
 #  - an idle CPU: its spikes attributed, the idle task only ever an idle
 #    exit, whose state is named exactly when the kernel traced one ("idle:?"
 #    where power:cpu_idle never fires, as on this VM);
@@ -25,7 +26,7 @@ require_root
 require_python_jsonschema
 trace_test_ns "$@"
 T=/sys/kernel/tracing
-plan 33
+plan 34
 cd "$WORK" || exit 1
 [ "$(stat -f -c %T $T)" = tracefs ] || mount -t tracefs nodev $T || exit 1
 top_state() {
@@ -120,8 +121,8 @@ for lat, body in strips:
 assert task, "no strip where a task held most of the latency"
 EOF
 ok $? "the HTML page: a timeline strip per worst spike, segments placed by their time, tasks holding most of a spike's"
-[ "$(jget spike.json '[r["config"]["trace_stacks"], r["attribution"]["tracer"]["stacks"], "stack_cost" in r["attribution"]["tracer"], sorted(set(t["irq_at"] for x in r["attribution"]["series"] for t in x["top"]))]')" = '[false, false, false, [null]]' ]
-ok $? "without --trace-stacks: no stacks, no stack cost, no irq_at"
+[ "$(jget spike.json '[r["config"]["trace_stacks"], r["attribution"]["tracer"]["stacks"], "stack_cost" in r["attribution"]["tracer"], sorted(set(t["irq_at"] for x in r["attribution"]["series"] for t in x["top"])), sorted(set((len(c["irq_at"]), c["irq_at_other"]) for x in r["attribution"]["series"] for c in x["causes"]))]')" = '[false, false, false, [null], [[0, 0]]]' ]
+ok $? "without --trace-stacks: no stacks, no stack cost, no irq_at (the causes' tallies empty)"
 # steal is read each tick: known for every worst spike, over a span that
 # holds its window (the kernel has a steal column here)
 [ "$(sj spike.json "bool(a['top']) and all(t['steal_ns'] is not None and t['steal_span_ns'] >= t['latency_ns'] for t in a['top'])")" = true ]
@@ -159,6 +160,32 @@ print(len(tops), len(at), len(kern), bad, badv[:2], [t["irq_at"] for t in kern][
 sys.exit(0 if tops and kern and not bad and not badv else 1)
 EOF
 ok $? "the worst spikes name where the timer IRQ came: kernel symbols, in the verdict (tops, with a stack, in the kernel, not symbols, bad verdicts, names: $(cat stk.check))"
+# every spike's, counted per cause: the worst spikes' kernel functions are
+# among them (or, beyond the 8 kept, in irq_at_other), most first, no more
+# than the cause's spikes
+"$PYTHON3" - stk.json >stk.tally <<'EOF'
+import collections, json, sys
+r = json.load(open(sys.argv[1]))
+bad, shown = [], []
+for x in r["attribution"]["series"]:
+    for c in x["causes"]:
+        at, other = c["irq_at"], c["irq_at_other"]
+        n = [e["spikes"] for e in at]
+        fns = {e["function"]: e["spikes"] for e in at}
+        if n != sorted(n, reverse=True) or sum(n) + other > c["spikes"] or len(at) > 8 or \
+                (other and len(at) < 8) or set(fns) & {"user", "?", ""}:
+            bad.append((c["cause"], at, other, c["spikes"]))
+        tops = collections.Counter(t["irq_at"] for t in x["top"] if t["cause"] == c["cause"]
+                                   and t["irq_at"] not in (None, "user", "?"))
+        for f, k in tops.items():
+            if fns.get(f, 0) < k and (f in fns or other < k):
+                bad.append((c["cause"], f, k, at, other))
+        if x["phase"] == "all" and at:
+            shown.append("%s: %s" % (c["cause"], at[0]))
+print(bad[:3], shown[:4])
+sys.exit(0 if shown and not bad else 1)
+EOF
+ok $? "each cause counts where the timer IRQ came for all its spikes (bad, first functions: $(cat stk.tally))"
 
 # --- net under the msg load: softirqs, IRQs or tasks ---------------------
 # The sender on the measured CPU too: loopback's NET_RX softirq runs where

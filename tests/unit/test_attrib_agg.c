@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Unit tests for a series' causes table (src/trace/attrib_agg.c): where the
+ * timer IRQ came in for every spike of a cause (causes[].irq_at), counted
+ * per kernel function, bounded per cause, written sorted.
+ *
+ * The spikes are made here (an attrib_result per spike, as attrib_analyse
+ * leaves it); every expected count follows from the sequence fed in. */
+#include <config.h>
+
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "attrib.h"
+#include "attrib_agg.h"
+#include "tap.h"
+
+#define THR 100000ull
+
+/* One attributed spike of cause (kind) whose timer IRQ came in at. */
+static void add(struct attrib_agg *a, const char *cause, enum attrib_kind kind, const char *at,
+		uint64_t latency_ns)
+{
+	struct attrib_result r;
+
+	memset(&r, 0, sizeof(r));
+	r.status = ATTRIB_OK;
+	r.irq_ns = r.thread_ns = r.user_ns = r.steal_ns = r.steal_span_ns = UINT64_MAX;
+	snprintf(r.cause, sizeof(r.cause), "%s", cause);
+	snprintf(r.irq_at, sizeof(r.irq_at), "%s", at);
+	if (kind != AK_SILENT) {
+		r.n = 1;
+		r.c[0].kind = kind;
+	}
+	ok(attrib_agg_add(a, a->spikes * 1000000, latency_ns, THR, &r) == 0,
+	   "add a spike of %s, irq_at \"%s\"", cause, at);
+}
+
+/* The causes[] entry of key in the series entry s. */
+static json_t *cause_of(json_t *s, const char *key)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach (json_object_get(s, "causes"), i, c)
+		if (!strcmp(json_string_value(json_object_get(c, "cause")), key))
+			return c;
+	return NULL;
+}
+
+/* c's irq_at and irq_at_other equal want (JSON text), exactly. */
+static void check_at(json_t *c, const char *key, const char *want_at, json_int_t want_other)
+{
+	json_t *want = json_loads(want_at, 0, NULL);
+	char *got = json_dumps(json_object_get(c, "irq_at"), JSON_COMPACT);
+
+	ok(c && want && json_equal(json_object_get(c, "irq_at"), want), "%s: irq_at %s (got %s)",
+	   key, want_at, got ? got : "none");
+	ok(json_is_integer(json_object_get(c, "irq_at_other")) &&
+	       json_integer_value(json_object_get(c, "irq_at_other")) == want_other,
+	   "%s: irq_at_other %" JSON_INTEGER_FORMAT, key, want_other);
+	free(got);
+	json_decref(want);
+}
+
+int main(void)
+{
+	struct attrib_agg a;
+	static char fn[10][16];
+
+	memset(&a, 0, sizeof(a));
+	/* silent: 12 in the IRQs-off hold, 3 in __slab_free, 2 in kfree; 3
+	 * that name no kernel function (no stack, user space, an entry the
+	 * stack did not show): not counted, as the verdict does not say them. */
+	for (int i = 0; i < 12; i++)
+		add(&a, "silent", AK_SILENT, "rtsoak_irqoff_hold", THR + 200000);
+	add(&a, "silent", AK_SILENT, "", THR + 200000);
+	add(&a, "silent", AK_SILENT, "user", THR + 200000);
+	add(&a, "silent", AK_SILENT, "?", THR + 200000);
+	for (int i = 0; i < 3; i++) {
+		if (i < 2)
+			add(&a, "silent", AK_SILENT, "kfree", THR + 200000);
+		add(&a, "silent", AK_SILENT, "__slab_free", THR + 200000);
+	}
+	/* a task: 10 functions, f<i> seen i + 1 times, interleaved (round r
+	 * adds every f<i> with i >= r): the first 8 seen (f0 .. f7) are kept
+	 * exactly, f8 (9) and f9 (10) go to irq_at_other: 19 */
+	for (int i = 0; i < 10; i++)
+		snprintf(fn[i], sizeof(fn[i]), "f%d", i);
+	for (int r = 0; r < 10; r++)
+		for (int i = r; i < 10; i++)
+			add(&a, "task:t (FIFO 99)", AK_TASK, fn[i], THR + 10000);
+	/* an IRQ whose spikes name no function: an empty tally */
+	add(&a, "irq:eth0", AK_IRQ, "user", THR + 5000);
+	add(&a, "irq:eth0", AK_IRQ, "", THR + 5000);
+	/* ties: most spikes first, then by name, whatever the order seen */
+	for (int i = 0; i < 2; i++)
+		add(&a, "softirq:NET_RX", AK_SOFTIRQ, "zz_late", THR + 1000);
+	for (int i = 0; i < 2; i++)
+		add(&a, "softirq:NET_RX", AK_SOFTIRQ, "aa_early", THR + 1000);
+	add(&a, "softirq:NET_RX", AK_SOFTIRQ, "mm_one", THR + 1000);
+	/* a spike not attributed: no cause, so nothing counted */
+	{
+		struct attrib_result r;
+		memset(&r, 0, sizeof(r));
+		r.status = ATTRIB_LOST;
+		snprintf(r.irq_at, sizeof(r.irq_at), "rtsoak_irqoff_hold");
+		ok(attrib_agg_add(&a, 999000000, THR + 300000, THR, &r) == 0,
+		   "add a spike whose events were lost");
+	}
+
+	json_t *s = attrib_agg_json(&a, "timer", 0, "all", THR);
+	ok(s != NULL, "the series entry is made");
+	ok(json_integer_value(json_object_get(s, "attributed")) == 20 + 55 + 2 + 5 &&
+	       json_integer_value(json_object_get(s, "spikes")) == 20 + 55 + 2 + 5 + 1,
+	   "82 attributed of 83 spikes");
+	check_at(cause_of(s, "silent"), "silent",
+		 "[{\"function\": \"rtsoak_irqoff_hold\", \"spikes\": 12},"
+		 " {\"function\": \"__slab_free\", \"spikes\": 3},"
+		 " {\"function\": \"kfree\", \"spikes\": 2}]",
+		 0);
+	check_at(cause_of(s, "task:t (FIFO 99)"), "task (overflow)",
+		 "[{\"function\": \"f7\", \"spikes\": 8}, {\"function\": \"f6\", \"spikes\": 7},"
+		 " {\"function\": \"f5\", \"spikes\": 6}, {\"function\": \"f4\", \"spikes\": 5},"
+		 " {\"function\": \"f3\", \"spikes\": 4}, {\"function\": \"f2\", \"spikes\": 3},"
+		 " {\"function\": \"f1\", \"spikes\": 2}, {\"function\": \"f0\", \"spikes\": 1}]",
+		 19);
+	check_at(cause_of(s, "irq:eth0"), "irq (none)", "[]", 0);
+	check_at(cause_of(s, "softirq:NET_RX"), "softirq (ties by name)",
+		 "[{\"function\": \"aa_early\", \"spikes\": 2},"
+		 " {\"function\": \"zz_late\", \"spikes\": 2},"
+		 " {\"function\": \"mm_one\", \"spikes\": 1}]",
+		 0);
+	ok(ATTRIB_AGG_IRQ_AT == 8 && a.ncause == 4 && a.cause[1].nat == ATTRIB_AGG_IRQ_AT,
+	   "the table keeps 8 functions a cause, no more");
+	json_decref(s);
+	attrib_agg_free(&a);
+	printf("1..%d\n", tap_n);
+	return tap_done();
+}
