@@ -39,6 +39,13 @@ done
 command -v qemu-system-x86_64 >/dev/null ||
 	{ echo "lab_run: qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)" >&2; exit 2; }
 [ -x "$RTSOAK" ] || { echo "lab_run: no rtsoak binary at $RTSOAK (make first)" >&2; exit 2; }
+# SMP under icount: qemu 7.2 (Debian 12's) hangs at boot; 10 boots, with
+# its vCPUs taking turns in one thread (docs/LAB.md, Limits).
+if [ "${LAB_CPUS:-1}" -gt 1 ]; then
+	qv=$(qemu-system-x86_64 --version | sed -n 's/^QEMU emulator version \([0-9]*\)\..*/\1/p')
+	[ "${qv:-0}" -ge 10 ] || { echo "lab_run: LAB_CPUS=$LAB_CPUS needs qemu >= 10 under -icount (this is ${qv:-?}: it hangs at boot; bookworm-backports has 10)" >&2; exit 2; }
+	echo "lab_run: $LAB_CPUS vCPUs take turns in one host thread: a busy vCPU delays another's timer by up to its turn (~0.8 ms measured), an emulator artifact" >&2
+fi
 guest=$(bash "$top_srcdir/tests/vm/guest_build.sh" "$builddir/vm-cache") ||
 	{ echo "lab_run: the guest did not build (tests/vm/guest_build.sh)" >&2; exit 2; }
 if [ -z "$out" ]; then
