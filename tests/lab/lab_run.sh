@@ -10,7 +10,9 @@
 # yourself: the command decides its parameters), the source's tests/ and
 # docs/ under /job/src, and the working directory DIR (default: a new
 # directory under BUILD/lab/), which is the host's DIR too: what the command
-# writes there is on the host when it ends.  Its output goes to
+# writes there is on the host when it ends.  DIR must be the caller's and
+# writable by nobody else; its bin/ and src/ are lab_run.sh's (an earlier
+# job's are replaced; others by those names are refused).  Its output goes to
 # DIR/console.log and to this script's stdout; the exit status is the
 # command's (125 when the guest did not boot, 124 when it did not finish in
 # S seconds, default 900).
@@ -24,7 +26,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${top_srcdir:=$(cd "$here/../.." && pwd)}"
 : "${builddir:=$(pwd)}"
 : "${RTSOAK:=$builddir/rtsoak}"
-out= limit=900
+out='' limit=900
 usage() { echo "usage: lab_run.sh [--out DIR] [--timeout S] -- COMMAND [ARG...]" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -48,14 +50,29 @@ if [ "${LAB_CPUS:-1}" -gt 1 ]; then
 fi
 guest=$(bash "$top_srcdir/tests/vm/guest_build.sh" "$builddir/vm-cache") ||
 	{ echo "lab_run: the guest did not build (tests/vm/guest_build.sh)" >&2; exit 2; }
+refuse() { echo "lab_run: $*" >&2; exit 2; }
 if [ -z "$out" ]; then
 	mkdir -p "$builddir/lab" && out=$(mktemp -d "$builddir/lab/run.XXXXXX") || exit 2
 fi
+# DIR is written as root and shared read-write with the guest: it must be
+# ours, not a link, and writable by nobody else.
+[ -L "$out" ] && refuse "--out $out is a symbolic link"
 mkdir -p "$out" || exit 2
-out=$(cd "$out" && pwd)
-# What the job needs, in the one share (the command's own files stay).
-rm -rf "$out/bin" "$out/src" "$out/job.sh" "$out/status"
-mkdir -p "$out/bin" "$out/src" || exit 2
+[ "$(stat -c %u "$out")" = "$(id -u)" ] || refuse "--out $out is not owned by $(id -un)"
+[ $((0$(stat -c %a "$out") & 022)) -eq 0 ] || refuse "--out $out is writable by its group or others"
+out=$(cd "$out" && pwd -P)
+# What the job needs, in the one share, beside the command's own files:
+# bin/ and src/ of an earlier job are replaced, anything else by those
+# names is refused, never removed.
+for d in bin src; do
+	if [ -e "$out/$d" ] || [ -L "$out/$d" ]; then
+		[ ! -L "$out/$d" ] && [ -f "$out/$d/.rtsoak-lab" ] ||
+			refuse "$out/$d exists and lab_run.sh did not make it"
+		rm -rf -- "${out:?}/$d"
+	fi
+	mkdir "$out/$d" && touch "$out/$d/.rtsoak-lab" || exit 2
+done
+rm -f -- "$out/job.sh" "$out/status"
 cp "$RTSOAK" "$out/bin/rtsoak" && cp -r "$top_srcdir/tests" "$top_srcdir/docs" "$out/src/" || exit 2
 ko=$builddir/lab/irqoff/rtsoak_irqoff.ko
 [ -f "$ko" ] && { cp "$ko" "$out/rtsoak_irqoff.ko" || exit 2; }
