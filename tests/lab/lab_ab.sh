@@ -8,7 +8,7 @@
 # better, its max shift within 10 % of the 200 us hold; `--set hold_us=200`
 # (a no-op) must not find a difference.  5 rounds a side: fewer than 4 can
 # never reach p < 0.05 (the rank test's floor).
-. "$top_srcdir/tests/lab/lib.sh"
+. "$(dirname "$0")/lib.sh"
 plan 7
 cd "$WORK" || exit 1
 lab_module

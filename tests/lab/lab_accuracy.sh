@@ -13,7 +13,7 @@
 #     give or take the ends of the walk (2 each side);
 #   - and with the module off, the machine is quiet: max under 15 us.
 # Exact because the guest's clock is its instruction count (docs/LAB.md).
-. "$top_srcdir/tests/lab/lib.sh"
+. "$(dirname "$0")/lib.sh"
 plan 15
 cd "$WORK" || exit 1
 lab_module

@@ -12,7 +12,7 @@
 # 13 us (134 bursts of 200 us walk 1.7 times through the interval: each
 # pass starts ~12 of them in the 150 us before a deadline, which then waits
 # over 50 us).
-. "$top_srcdir/tests/lab/lib.sh"
+. "$(dirname "$0")/lib.sh"
 plan 9
 cd "$WORK" || exit 1
 lab_module

@@ -12,7 +12,7 @@
 #     be attributed and the idle task never named as a task (in the lab an
 #     exit from idle costs no instructions, so it is not a cause here: the
 #     host test keeps that part).
-. "$top_srcdir/tests/lab/lib.sh"
+. "$(dirname "$0")/lib.sh"
 plan 7
 cd "$WORK" || exit 1
 

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
 # lib.sh: helpers of the lab tests (tests/lab/lab_*.sh), which run inside
 # the instruction-timed guest (check_lab.sh, docs/LAB.md) with the
 # integration tests' TAP helpers.  Sourced, not run.
 # shellcheck source=../integration/lib.sh
-. "$top_srcdir/tests/integration/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../integration/lib.sh"
 
 # The lab module (make lab-modules), copied into the job by check_vm.sh.
 : "${LAB_MODULE:=/job/rtsoak_irqoff.ko}"
