@@ -14,7 +14,7 @@
 #   - and with the module off, the machine is quiet: max under 15 us.
 # Exact because the guest's clock is its instruction count (docs/LAB.md).
 . "$(dirname "$0")/lib.sh"
-plan 15
+plan 16
 cd "$WORK" || exit 1
 lab_module
 period=10002
@@ -63,15 +63,19 @@ PY
 	ok $? "irq hold $hold us: max within [hold, hold + 15 us], spikes over hold/2 as the holds that met a deadline"
 done
 
-# preempt mode: the same hold as thread latency, the same bounds on max
+# preempt mode: the same hold as thread latency.  The timer IRQ is handled
+# in the hold, so only the switch to the probe follows it (~1.5 us, not the
+# ~3.7 us of IRQ entry, wake-up and switch): the deadline nearest a hold's
+# start, up to the 2 us step of the walk into it, may leave max just under
+# the hold.  Bounds [hold - 2 us, hold + 15 us].
 lab_hold preempt 200 "$period"
 "$RTSOAK" run --duration 5s --interval 1ms --probes timer --cpus 0 --warmup 0 \
 	--spike-threshold 100us -q -o preempt.json 2>err
 ok $? "preempt hold 200 us: run exits 0 ($(head -c 200 err))"
 lab_off
 max=$(jget preempt.json '[x["max_ns"] for x in r["results"] if x["phase"] == "all"][0]')
-[ "$max" -ge 200000 ] && [ "$max" -le 215000 ]
-ok $? "preempt hold 200 us: max ${max} ns within [200, 215] us"
+[ "$max" -ge 198000 ] && [ "$max" -le 215000 ]
+ok $? "preempt hold 200 us: max ${max} ns within [198, 215] us"
 
 # softirq mode: on PREEMPT_RT a softirq runs in a thread that the FIFO 95
 # probe preempts, so the holds are made and the probe does not see them
@@ -94,6 +98,11 @@ ok $? "softirq hold 200 us on PREEMPT_RT: $((h1 - h0)) holds made, none reached 
 ok $? "module: a bad mode or cpu is refused, holds is read-only"
 [ "$(lab_holds)" -eq "$h1" ]
 ok $? "module: period_us 0 stops the holds ($(lab_holds) = $h1)"
+echo 5000 >"$LAB_P/period_us" && ! (echo 5000 >"$LAB_P/hold_us") 2>/dev/null &&
+	! (echo 1000001 >"$LAB_P/hold_us") 2>/dev/null && [ "$(cat "$LAB_P/hold_us")" = 200 ] &&
+	! (echo 200 >"$LAB_P/period_us") 2>/dev/null && [ "$(cat "$LAB_P/period_us")" = 5000 ]
+ok $? "module: a hold as long as the period, or over 1 s, is refused"
+lab_off
 # unloading stops its threads (the other lab tests load it again)
 lab_hold irq 100 10002
 rmmod rtsoak_irqoff && [ ! -d "$LAB_P" ] && ! grep -q rtsoak_irqoff /proc/[0-9]*/comm 2>/dev/null

@@ -16,9 +16,10 @@
  * itself (noinline), so that the interrupt that was held back arrives with
  * that function on the stack: the name an attribution must find.
  *
- * Parameters (/sys/module/rtsoak_irqoff/parameters/): hold_us, period_us
- * (0: off), mode, cpu (-1: every CPU) take effect when written, the threads
- * woken at once; holds (read-only) counts every hold made.  The interface is
+ * Parameters (/sys/module/rtsoak_irqoff/parameters/): hold_us (at most
+ * 1 s, and under period_us), period_us (0: off), mode, cpu (-1: every CPU)
+ * take effect when written, the threads woken at once; holds (read-only)
+ * counts every hold made.  The interface is
  * used by tests and benches outside this tree: keep it.
  *
  * The period is kept on an absolute schedule (next += period), so a period
@@ -34,6 +35,7 @@
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -113,6 +115,11 @@ static int hold_thread(void *arg)
 			next = ktime_add_us(ktime_get(), period);
 		}
 		set_current_state(TASK_INTERRUPTIBLE);
+		if (atomic_read(&generation) != gen) {
+			/* written since the top of the loop: its wake-up is gone */
+			__set_current_state(TASK_RUNNING);
+			continue;
+		}
 		schedule_hrtimeout_range(&next, 0, HRTIMER_MODE_ABS);
 		if (kthread_should_stop())
 			break;
@@ -142,13 +149,34 @@ static void wake_all(void)
 			wake_up_process(threads[i]);
 }
 
+/*
+ * hold_us and period_us.  A hold is at most HOLD_MAX_US (interrupts off for
+ * longer wakes the lockup detectors), and shorter than the period when both
+ * are set: back-to-back holds would take the CPU for good.
+ */
+#define HOLD_MAX_US 1000000
+static DEFINE_MUTEX(param_lock);
+
 static int set_uint_wake(const char *val, const struct kernel_param *kp)
 {
-	int ret = param_set_uint(val, kp);
+	unsigned int v, hold, period;
+	int ret = kstrtouint(val, 0, &v);
 
-	if (!ret)
-		wake_all();
-	return ret;
+	if (ret)
+		return ret;
+	mutex_lock(&param_lock);
+	hold = kp->arg == &hold_us ? v : hold_us;
+	period = kp->arg == &period_us ? v : period_us;
+	/* at load (no threads yet) the parameters come in any order: init
+	 * checks the pair */
+	if (hold > HOLD_MAX_US || (threads && period && hold >= period)) {
+		mutex_unlock(&param_lock);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	mutex_unlock(&param_lock);
+	wake_all();
+	return 0;
 }
 
 static int set_cpu(const char *val, const struct kernel_param *kp)
@@ -197,7 +225,7 @@ static const struct kernel_param_ops mode_ops = { .set = set_mode, .get = get_mo
 static const struct kernel_param_ops holds_ops = { .get = get_holds };
 
 module_param_cb(hold_us, &uint_wake_ops, &hold_us, 0644);
-MODULE_PARM_DESC(hold_us, "how long each hold busy-waits, in microseconds");
+MODULE_PARM_DESC(hold_us, "how long each hold busy-waits, in microseconds (at most 1 s, under period_us)");
 module_param_cb(period_us, &uint_wake_ops, &period_us, 0644);
 MODULE_PARM_DESC(period_us, "a hold every period_us microseconds on each chosen CPU (0: off)");
 module_param_cb(mode, &mode_ops, NULL, 0644);
@@ -222,6 +250,9 @@ static void stop_threads(void)
 static int __init rtsoak_irqoff_init(void)
 {
 	unsigned int c;
+
+	if (hold_us > HOLD_MAX_US || (period_us && hold_us >= period_us))
+		return -EINVAL;
 
 	/* a cpu= given at load must name an online CPU too */
 	if (cpu < -1 || cpu >= (int)nr_cpu_ids || (cpu >= 0 && !cpu_online(cpu)))
