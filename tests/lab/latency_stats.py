@@ -104,7 +104,7 @@ def main(argv):
         sys.exit(__doc__)
     out = {}
     for a in argv:
-        m = re.match(r"^([\w.-]+)=([\w-]+):(.+)$", a)
+        m = re.match(r"^([^=:]+)=([\w-]+):(.+)$", a)
         if not m or m.group(2) not in KINDS:
             sys.exit("latency_stats.py: bad argument %r (NAME=KIND:PATH, KIND one of %s)"
                      % (a, ", ".join(KINDS)))
