@@ -16,6 +16,9 @@
 #                       rtsoak's housekeeping cadence
 #     rtsoak+10ms       rtsoak beside a process that sleeps 10 ms at a time:
 #                       cyclictest's main-thread cadence
+#     rtsoak+timerlat   rtsoak at 997 us beside rtla timerlat at 1000 us
+#                       (FIFO 94): what timerlat's tracer adds to a wake-up
+#                       that is not its own (periods apart: they rarely meet)
 #   All are ranked alike by tests/lab/latency_stats.py (nearest rank on each
 #   tool's histogram; rtsoak's buckets are 16 ns wide here, so its figures are
 #   +-8 ns; the others are exact).
@@ -41,7 +44,7 @@
 #   ./rtsoak), LOOPS (5000), OUT (directory for the raw files, kept; default a
 #   temporary one, removed), WRAPPER_COUNT (1; 0 skips the gdb count).
 #   Exit status: 0 whatever the figures; 2 missing tools or binary; 1 a run
-#   failed.  About a minute: ~35 s of guest time, the boot, the gdb count.
+#   failed.  About two minutes: ~45 s of guest time, the boot, the gdb count.
 set -euo pipefail
 
 LOOPS=${LOOPS:-5000}
@@ -85,6 +88,10 @@ kill \$S
 sleeper 0.01
 rtsoak run --probes timer --cpus 0 --priority 95 --interval 1ms --loops $LOOPS -q -o rt-10ms.json || exit 1
 kill \$S
+rtla timerlat hist -c 0 -P f:94 -p 1000 -E 20000 -n -d $((secs + 4))s >rtla-beside.out 2>&1 & R=\$!
+sleep 2
+rtsoak run --probes timer --cpus 0 --priority 95 --interval 997us --loops $LOOPS -q -o rt-timerlat.json || exit 1
+wait \$R
 EOF
 echo "# lab-fidelity: $("$RTSOAK" --version 2>/dev/null | head -n1) ($RTSOAK), $LOOPS samples a run, CPU 0, 1 ms, FIFO 95; $(date -u +%F)"
 bash "$top/tests/lab/lab_run.sh" --out "$OUT" --timeout 900 -- bash /job/fidelity-job.sh >"$OUT/lab.log" 2>&1 ||
@@ -93,7 +100,8 @@ grep -m1 '^guest_run:' "$OUT/lab.log" | sed 's/^/# /' || true
 
 "$PY" "$top/tests/lab/latency_stats.py" rtsoak=rtsoak:"$OUT/rt.json" cyclictest=cyclictest:"$OUT/ct.hist" \
 	rtla-thread=rtla-thread:"$OUT/rtla.out" rtla-irq=rtla-irq:"$OUT/rtla.out" \
-	cyclictest-M=cyclictest:"$OUT/ct-M.hist" rtsoak+10ms=rtsoak:"$OUT/rt-10ms.json" >"$OUT/stats.json" ||
+	cyclictest-M=cyclictest:"$OUT/ct-M.hist" rtsoak+10ms=rtsoak:"$OUT/rt-10ms.json" \
+	rtsoak+timerlat=rtsoak:"$OUT/rt-timerlat.json" >"$OUT/stats.json" ||
 	die "reading the histograms failed"
 "$PY" - "$OUT/stats.json" <<'EOF'
 import json, sys
@@ -105,11 +113,12 @@ what = {
     "rtla-irq": "rtla timerlat hist, IRQ",
     "cyclictest-M": "cyclictest -M beside a 100 ms sleeper",
     "rtsoak+10ms": "rtsoak beside a 10 ms sleeper",
+    "rtsoak+timerlat": "rtsoak (997 us) beside rtla timerlat",
 }
 r = s["rtsoak"]
-print("%-12s %5s %6s %7s %7s %6s %8s %8s  %s" % ("ns", "n", "min", "p50", "p99", "max", "d_p50", "d_p99", "what"))
+print("%-15s %5s %6s %7s %7s %6s %8s %8s  %s" % ("ns", "n", "min", "p50", "p99", "max", "d_p50", "d_p99", "what"))
 for k, v in s.items():
-    print("%-12s %5d %6d %7.0f %7.0f %6d %+8.0f %+8.0f  %s" % (k, v["n"], v["min"], v["p50"], v["p99"], v["max"],
+    print("%-15s %5d %6d %7.0f %7.0f %6d %+8.0f %+8.0f  %s" % (k, v["n"], v["min"], v["p50"], v["p99"], v["max"],
           v["p50"] - r["p50"], v["p99"] - r["p99"], what.get(k, "")))
 EOF
 
