@@ -27,7 +27,7 @@
 #    kernel thread skips the return to user space, but timerlat's own
 #    tracing (its IRQ sample written to the ring buffer, its osnoise hooks
 #    on interrupts and context switches) lies on the path it measures
-#    (rtsoak's own p50 rises by 0.35 us while timerlat runs beside it).
+#    (rtsoak's own p50 rises by ~0.34 us while timerlat runs beside it).
 set -u
 . "$top_srcdir/tests/integration/lib.sh"
 require_root
