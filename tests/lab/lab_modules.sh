@@ -23,6 +23,15 @@ if [ ! -f "$kdir/Makefile" ]; then
 	exit 77
 fi
 out=$builddir/lab/irqoff
+ko=$out/rtsoak_irqoff.ko
+# Built already for this kernel from these sources: kbuild would only read
+# the kernel's whole Makefile tree again (minutes at nice 19 beside a build).
+if [ -f "$ko" ] && [ "$ko" -nt "$top_srcdir/tests/lab/irqoff/rtsoak_irqoff.c" ] &&
+	[ "$ko" -nt "$top_srcdir/tests/lab/irqoff/Kbuild" ] &&
+	[ "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)" = "$kver" ]; then
+	echo "lab-modules: $ko for $kver (up to date)"
+	exit 0
+fi
 mkdir -p "$out" || exit 1
 # kbuild builds where the sources are: a copy in the build tree keeps the
 # source tree clean (and read-only in distcheck).
@@ -30,7 +39,7 @@ cp "$top_srcdir/tests/lab/irqoff/rtsoak_irqoff.c" "$top_srcdir/tests/lab/irqoff/
 make -s -C "$kdir" M="$out" modules >"$out/build.log" 2>&1 ||
 	{ tail -30 "$out/build.log" >&2; echo "lab-modules: the module did not build (log above)" >&2; exit 1; }
 # the module's vermagic must be the guest's kernel, or insmod refuses it
-magic=$(modinfo -F vermagic "$out/rtsoak_irqoff.ko" 2>/dev/null | cut -d' ' -f1)
+magic=$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)
 [ -z "$magic" ] || [ "$magic" = "$kver" ] ||
 	{ echo "lab-modules: built for $magic, the guest runs $kver" >&2; exit 1; }
-echo "lab-modules: $out/rtsoak_irqoff.ko for $kver"
+echo "lab-modules: $ko for $kver"
