@@ -44,6 +44,16 @@ sample_affinity() {
 	done
 }
 
+# own_slab_workers: this run's slab workers have started (another test's
+# beside it do not count).
+own_slab_workers() {
+	local p
+	for p in $(tagged_pids); do
+		[[ $(cat "/proc/$p/comm" 2>/dev/null) == rtsoak-slab/* ]] && return 0
+	done
+	return 1
+}
+
 # The number of workers seen with more than one distinct CPU list.
 movers() { sort -u "$1" | awk '{ n[$1]++ } END { m = 0; for (p in n) if (n[p] > 1) m++; print m }'; }
 
@@ -51,7 +61,10 @@ for f in next own; do
 	rtsoak_tagged run --duration 3s --cpus 0 --loads "slab:mode=bulk:free=$f" --load-cpus 0-1 \
 		--workdir "$WORK/wd" -q -o "$f.json" 2>"$f.err" &
 	pid=$!
-	sleep 0.8
+	# its slab workers started (under ASan on a busy machine, later than
+	# the 0.8 s this once waited: nothing was sampled), then 0.3 s of work
+	wait_until 30 own_slab_workers
+	sleep 0.3
 	sample_affinity "aff-$f"
 	wait $pid
 	ok $? "free=$f: run exits 0 ($(head -c 300 "$f.err"))"
