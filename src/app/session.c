@@ -691,6 +691,13 @@ static int start_probes(struct session *s, struct report *r)
 		stop_threads(s);
 		return EXIT_ENV;
 	}
+	/* --trace: the timer probes' tids known, their own wake-ups from idle
+	 * are left out of the instance; where that fails they are recorded,
+	 * at the old cost, and the report says so. */
+	if (session_trace_probes(s) < 0)
+		report_warn(r,
+			    "--trace: %s; the probes' own wake-ups are recorded, at a higher cost",
+			    session_trace_filter_error(s));
 	return -1;
 }
 

@@ -52,8 +52,12 @@ struct session_trace {
 	struct attrib_agg *agg; /* per thread: [phases.n + 1], the last one "all" */
 	unsigned nagg;		/* per thread */
 	size_t nthr;		/* threads the session will make: probes x measured CPUs */
-	struct trace_ev *buf;	/* one window */
-	uint64_t cpu_ns;	/* housekeeping CPU time in polls and analyses */
+	/* The timer probes' wake-ups from idle are filtered out of the
+	 * instance (session_trace_probes): attrib_input.idle_unrecorded */
+	bool filtered;
+	char filter_err[256]; /* why they are not, when that failed */
+	struct trace_ev *buf; /* one window */
+	uint64_t cpu_ns;      /* housekeeping CPU time in polls and analyses */
 	uint64_t polls;
 	struct steal_ring *steal; /* per CPU below nsteal; NULL: no steal column */
 	uint64_t *steal_now;
@@ -72,9 +76,14 @@ static uint64_t thread_cpu_ns(void)
 int session_trace_start(struct session *s, char *err, size_t errlen)
 {
 	struct session_trace *tr = calloc(1, sizeof(*tr));
+	/* No hrtimer events (the timer probe is anchored on its sched_waking);
+	 * sched_wakeup only for a round trip, whose waking may be on another
+	 * CPU (session_trace_probes says why the rest is filtered). */
 	struct trace_instance_config ic = { .cpus = s->cfg->cpus,
 					    .buffer_kb = 0,
-					    .stacks = s->cfg->trace_stacks };
+					    .stacks = s->cfg->trace_stacks,
+					    .no_hrtimer = true,
+					    .no_wakeup = true };
 	struct trace_recorder_config rc = { .window_ms = SESSION_TRACE_WINDOW_MS,
 					    .max_events = SESSION_TRACE_EVENTS };
 	int rv;
@@ -84,6 +93,9 @@ int session_trace_start(struct session *s, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	s->trace = tr;
+	for (unsigned p = 0; p < s->cfg->nprobes; p++)
+		if (!s->cfg->probes[p].ops->hrtimer)
+			ic.no_wakeup = false;
 	/* Before the threads exist: as many as start_threads makes. */
 	tr->nthr = (size_t)s->cfg->nprobes * (size_t)cpuset_count(&s->cfg->cpus);
 	tr->nagg = s->phases.n + 1;
@@ -109,6 +121,37 @@ int session_trace_start(struct session *s, char *err, size_t errlen)
 	if (!tr->rec)
 		return errno ? -errno : -EIO;
 	return 0;
+}
+
+int session_trace_probes(struct session *s)
+{
+	struct session_trace *tr = s->trace;
+	int32_t *tids;
+	size_t n = 0;
+	int rc;
+
+	if (!tr || !tr->rec)
+		return 0;
+	tids = calloc(s->nthreads ? s->nthreads : 1, sizeof(*tids));
+	if (!tids) {
+		snprintf(tr->filter_err, sizeof(tr->filter_err), "out of memory");
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < s->nthreads; i++)
+		if (s->threads[i].ops->hrtimer && s->threads[i].tid > 0)
+			tids[n++] = s->threads[i].tid;
+	rc = trace_instance_filter_probes(&tr->ti, tids, n, tr->filter_err, sizeof(tr->filter_err));
+	free(tids);
+	/* Some filters may be in even when one failed: the analysis derives
+	 * what a missing wake-up from idle leaves out only where the trace
+	 * has no anchor, so it is told whenever any could be. */
+	tr->filtered = n > 0;
+	return rc;
+}
+
+const char *session_trace_filter_error(const struct session *s)
+{
+	return s->trace && s->trace->filter_err[0] ? s->trace->filter_err : "unknown error";
 }
 
 /* One reading of every CPU's steal, at now. */
@@ -170,7 +213,10 @@ static void explain(struct session *s, unsigned i, const struct series_spike *sp
 	struct session_trace *tr = s->trace;
 	const struct probe_thread *t = &s->threads[i];
 	const struct series *se = &s->series[i];
-	struct attrib_input in = { .cpu = t->cpu, .probe_tid = t->tid, .timer = t->ops->hrtimer };
+	struct attrib_input in = { .cpu = t->cpu,
+				   .probe_tid = t->tid,
+				   .timer = t->ops->hrtimer,
+				   .idle_unrecorded = t->ops->hrtimer && tr->filtered };
 	struct trace_window_info info = { .covered = true };
 	struct attrib_result res;
 
@@ -316,14 +362,23 @@ static json_t *tracer_json(const struct session *s)
 		json_decref(events);
 		return NULL;
 	}
+	json_t *filters = json_object();
+	for (unsigned i = 0; filters && !bad && i < tr->ti.nfilters; i++)
+		bad |= util_json_set(filters, tr->ti.filters[i].event,
+				     json_string(tr->ti.filters[i].filter));
+	if (bad || !filters) {
+		json_decref(events);
+		json_decref(filters);
+		return NULL;
+	}
 	struct trace_stack_cost k;
 	trace_recorder_stack_cost(tr->rec, &k);
-	json_t *o =
-	    json_pack("{s:s, s:s, s:i, s:i, s:o, s:b, s:I, s:I, s:I}", "instance", tr->ti.name,
-		      "clock", "mono", "buffer_kb", (int)tr->ti.buffer_kb, "window_ms",
-		      (int)SESSION_TRACE_WINDOW_MS, "events", events, "stacks", tr->ti.stacks,
-		      "polls", (json_int_t)tr->polls, "housekeeping_cpu_ns", (json_int_t)tr->cpu_ns,
-		      "memory_bytes", (json_int_t)trace_recorder_memory(tr->rec));
+	json_t *o = json_pack("{s:s, s:s, s:i, s:i, s:o, s:o, s:b, s:I, s:I, s:I}", "instance",
+			      tr->ti.name, "clock", "mono", "buffer_kb", (int)tr->ti.buffer_kb,
+			      "window_ms", (int)SESSION_TRACE_WINDOW_MS, "events", events,
+			      "filters", filters, "stacks", tr->ti.stacks, "polls",
+			      (json_int_t)tr->polls, "housekeeping_cpu_ns", (json_int_t)tr->cpu_ns,
+			      "memory_bytes", (json_int_t)trace_recorder_memory(tr->rec));
 	/* what the stacks added to each local-timer interrupt: the report
 	 * says how much of the IRQ latency is the measurement's own */
 	if (o && tr->ti.stacks &&

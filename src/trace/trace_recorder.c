@@ -997,7 +997,8 @@ int trace_recorder_last(const struct trace_recorder *rec, int cpu, uint64_t befo
 
 		if (e->type == TEV_LOST)
 			return 0; /* what ran after it is not known */
-		if (e->type == type) {
+		/* an idle exit names no state: the entry before it does */
+		if (e->type == type && !(type == TEV_IDLE && e->arg == TEV_IDLE_EXIT)) {
 			*out = *e;
 			return 1;
 		}

@@ -71,11 +71,13 @@ long trace_recorder_window(const struct trace_recorder *rec, int cpu, uint64_t f
 
 /* The last event of `type` on `cpu` before `before`, still held, into
  * *out: 1, or 0 when there is none within TRACE_LAST_SCAN events back or a
- * TEV_LOST comes first; -EINVAL for a CPU not traced.  The state of the CPU
- * at a window's start: on an idle CPU the switch into idle (TEV_SWITCH) and
- * the entry into an idle state (TEV_IDLE) lie a whole sleep before the
- * wake-up, outside the analysis window, and this kernel never traces the
- * switch out of idle. */
+ * TEV_LOST comes first; -EINVAL for a CPU not traced.  For TEV_IDLE the last
+ * entry into an idle state (an exit, TEV_IDLE_EXIT, names none: the CPU
+ * that left idle and went back without a new entry traced is in the state
+ * it last entered).  The state of the CPU at a window's start: on an idle
+ * CPU the switch into idle (TEV_SWITCH) and the entry into an idle state
+ * (TEV_IDLE) lie a whole sleep before the wake-up, outside the analysis
+ * window, and some kernels never trace the switch out of idle. */
 #define TRACE_LAST_SCAN 8192u
 int trace_recorder_last(const struct trace_recorder *rec, int cpu, uint64_t before,
 			enum trace_ev_type type, struct trace_ev *out);
