@@ -230,13 +230,14 @@ static void explain(struct session *s, unsigned i, const struct series_spike *sp
 	uint64_t from =
 	    in.deadline_ns > ATTRIB_LOOKBACK_NS ? in.deadline_ns - ATTRIB_LOOKBACK_NS : 0;
 	/* The CPU's state as the window opens: who held it (its last switch
-	 * before the window) and its idle state (the last power:cpu_idle),
+	 * before the window) and its idle state (the last power:cpu_idle entry),
 	 * first in the buffer in time order.  On an idle CPU both lie a whole
 	 * sleep back, and the switch out of idle is never traced here. */
 	size_t lead = 0;
 	struct trace_ev idle;
 	lead += trace_recorder_last(tr->rec, t->cpu, from, TEV_SWITCH, &tr->buf[lead]) == 1;
-	if (trace_recorder_last(tr->rec, t->cpu, from, TEV_IDLE, &idle) == 1) {
+	bool idle_known = trace_recorder_last(tr->rec, t->cpu, from, TEV_IDLE, &idle) == 1;
+	if (idle_known) {
 		if (lead && tr->buf[0].ts > idle.ts) {
 			tr->buf[1] = tr->buf[0];
 			tr->buf[0] = idle;
@@ -247,6 +248,12 @@ static void explain(struct session *s, unsigned i, const struct series_spike *sp
 	}
 	long n = trace_recorder_window(tr->rec, t->cpu, from, in.wake_ns + SESSION_TRACE_AFTER_NS,
 				       tr->buf + lead, SESSION_TRACE_EVENTS - lead, &info);
+	/* No idle entry held before the window: why, for an idle exit that no
+	 * entry inside the window names either. */
+	if (!idle_known)
+		in.idle_why = !trace_recorder_idle_entries(tr->rec, t->cpu) ? ATTRIB_IDLE_NOT_TRACED
+			      : info.lost_before			    ? ATTRIB_IDLE_LOST
+									    : ATTRIB_IDLE_OLD;
 	in.ev = tr->buf;
 	in.nev = n > 0 ? (size_t)n + lead : 0;
 	in.steal_known =

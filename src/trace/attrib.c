@@ -611,9 +611,14 @@ static void describe(const struct attrib_input *in, int32_t probe_prio, struct a
 		else
 			snprintf(out->cause, sizeof(out->cause), "idle:%u", c->id);
 		if (c->id == TEV_IDLE_EXIT)
-			snprintf(out->verdict, sizeof(out->verdict),
-				 "exit from idle %s (idle state not traced%s%s)", d,
-				 in->steal_ns ? "; steal +" : "", in->steal_ns ? st : "");
+			snprintf(
+			    out->verdict, sizeof(out->verdict), "exit from idle %s (%s%s%s)", d,
+			    in->idle_why == ATTRIB_IDLE_LOST ? "idle state unknown: events lost "
+							       "before it"
+			    : in->idle_why == ATTRIB_IDLE_OLD
+				? "idle state unknown: entered before the events held"
+				: "idle state not traced",
+			    in->steal_ns ? "; steal +" : "", in->steal_ns ? st : "");
 		else
 			snprintf(out->verdict, sizeof(out->verdict),
 				 "exit from idle state %u %s%s%s%s", c->id, d,

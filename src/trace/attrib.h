@@ -84,6 +84,14 @@ struct attrib_input {
 	 * wake-up without any anchor, on a CPU the idle task held at its end,
 	 * came from idle: attributed, with the split unknown (attrib.c). */
 	bool idle_unrecorded;
+	/* Why the window holds no cpu_idle entry before an idle stretch, when
+	 * it holds none (the caller puts the CPU's last one first): the verdict
+	 * of an unnamed idle exit says it. */
+	enum attrib_idle_why {
+		ATTRIB_IDLE_NOT_TRACED, /* none on this CPU: the kernel names no state */
+		ATTRIB_IDLE_LOST,	/* events were lost since the last one */
+		ATTRIB_IDLE_OLD,	/* the last one is older than the events held */
+	} idle_why;
 };
 
 /* events before the deadline looked at (idle, running task) */

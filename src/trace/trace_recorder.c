@@ -89,6 +89,7 @@ struct cpu_ring {
 	uint64_t base_seq;     /* sequence number of ev[head] */
 	uint64_t hrt_open;     /* seq + 1 of an hrtimer_wakeup entry awaiting its waking, or 0 */
 	uint64_t events, lost, lost_unknown, stats_base;
+	uint64_t idle_entries; /* power:cpu_idle entries (not exits) consumed */
 	uint64_t newest, drained_at;
 	bool evicted; /* some event was dropped (time or count) */
 	int32_t last_irq;
@@ -805,6 +806,7 @@ static bool convert(struct trace_recorder *rec, struct cpu_ring *c, const void *
 	case C_IDLE:
 		blank(e, ts, c->cpu, TEV_IDLE);
 		e->arg = (uint32_t)field_u(d->f[0], data, size);
+		c->idle_entries += e->arg != TEV_IDLE_EXIT;
 		break;
 	case C_NMI: {
 		int64_t dns;
@@ -1029,6 +1031,13 @@ size_t trace_recorder_memory(const struct trace_recorder *rec)
 	return rec->memory;
 }
 
+uint64_t trace_recorder_idle_entries(const struct trace_recorder *rec, int cpu)
+{
+	const struct cpu_ring *c = ring_of(rec, cpu);
+
+	return c ? c->idle_entries : 0;
+}
+
 void trace_recorder_stack_cost(const struct trace_recorder *rec, struct trace_stack_cost *out)
 {
 	*out = rec->stack_cost;
@@ -1080,6 +1089,11 @@ uint64_t trace_recorder_horizon(const struct trace_recorder *rec, int cpu)
 }
 
 size_t trace_recorder_memory(const struct trace_recorder *rec)
+{
+	return 0;
+}
+
+uint64_t trace_recorder_idle_entries(const struct trace_recorder *rec, int cpu)
 {
 	return 0;
 }

@@ -96,6 +96,10 @@ int trace_recorder_stats(struct trace_recorder *rec, int cpu, uint64_t *events, 
  * once the horizon is >= to. */
 uint64_t trace_recorder_horizon(const struct trace_recorder *rec, int cpu);
 
+/* power:cpu_idle entries (not exits) consumed on `cpu` since create: 0
+ * where the kernel names no idle state there (no event fires). */
+uint64_t trace_recorder_idle_entries(const struct trace_recorder *rec, int cpu);
+
 /* Memory the recorder allocated (rings and buffers), not counting
  * libtraceevent's parsed formats and symbols. */
 size_t trace_recorder_memory(const struct trace_recorder *rec);

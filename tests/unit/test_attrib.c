@@ -499,6 +499,15 @@ static void test_idle_exit(void)
 	    "around it)";
 	check("idle-exit with steal over 40 ms", &f->in, &w);
 	f->in.steal_span_ns = 0;
+	f->in.steal_ns = 0;
+	/* Where the kernel does name idle states but none is held before the
+	 * window, the verdict says why the state is unknown. */
+	f->in.idle_why = ATTRIB_IDLE_LOST;
+	w.verdict = "exit from idle 12.36 ms (idle state unknown: events lost before it)";
+	check("idle-exit, entries traced but lost before it", &f->in, &w);
+	f->in.idle_why = ATTRIB_IDLE_OLD;
+	w.verdict = "exit from idle 12.36 ms (idle state unknown: entered before the events held)";
+	check("idle-exit, its entry older than the events held", &f->in, &w);
 	free(f);
 }
 
