@@ -98,6 +98,9 @@ int session_trace_start(struct session *s, char *err, size_t errlen)
 int session_trace_probes(struct session *s);
 const char *session_trace_filter_error(const struct session *s);
 void session_trace_tick(struct session *s, bool last);
+/* With --trace: how long the housekeeping thread may wait before the next
+ * tick (20 or 100 ms, by how fast the last read found the rings filling). */
+uint64_t session_trace_tick_ns(const struct session *s);
 json_t *session_trace_json(struct session *s);
 /* Someone changed or removed the run's instance: true with what and when. */
 bool session_trace_disturbed(const struct session *s, char *what, size_t len);

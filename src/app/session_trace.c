@@ -32,6 +32,14 @@
  * huge report, so that a spike's events are still held when it is drained. */
 #define SESSION_TRACE_WINDOW_MS 1000u
 #define SESSION_TRACE_EVENTS 65536u
+/* How often the housekeeping thread reads the buffers: every 100 ms, as
+ * without --trace, while that keeps each CPU's ring under a quarter full
+ * at the rate the last read found and no CPU's steal grows (a steal
+ * reading brackets a spike's window: 10 ms units); else every 20 ms.  The
+ * thread's wake-ups disturb a measured CPU it shares (the lab's only one,
+ * any run of every CPU), and with --trace what it does there is traced. */
+#define SESSION_TRACE_SLOW_NS (100 * NSEC_PER_MSEC)
+#define SESSION_TRACE_FAST_NS (20 * NSEC_PER_MSEC)
 /* How often the housekeeping thread makes sure that nobody changed the
  * instance (and once more at the end): six small reads. */
 #define SESSION_TRACE_CHECK_NS (1000 * NSEC_PER_MSEC)
@@ -65,6 +73,9 @@ struct session_trace {
 	int poll_errno;
 	char poll_err[200];
 	uint64_t checked_at; /* CLOCK_MONOTONIC of the last trace_instance_check */
+	uint64_t polled_at;  /* ... of the last poll */
+	uint64_t tick_ns;    /* until the next: SESSION_TRACE_SLOW_NS or _FAST_NS */
+	bool stealing;	     /* the last steal reading grew on some CPU */
 	char disturbed[512]; /* what the first check that failed found, and when */
 };
 
@@ -164,9 +175,13 @@ static void steal_tick(struct session_trace *tr, uint64_t now)
 		tr->steal = NULL;
 		return;
 	}
+	tr->stealing = false;
 	for (unsigned c = 0; c < tr->nsteal; c++) {
 		struct steal_ring *r = &tr->steal[c];
 		unsigned at = (r->head + r->n) % SESSION_STEAL_READINGS;
+		if (r->n && tr->steal_now[c] >
+				r->ns[(at + SESSION_STEAL_READINGS - 1) % SESSION_STEAL_READINGS])
+			tr->stealing = true;
 		if (r->n == SESSION_STEAL_READINGS)
 			r->head = (r->head + 1) % SESSION_STEAL_READINGS;
 		else
@@ -333,11 +348,19 @@ void session_trace_tick(struct session *s, bool last)
 
 	if (!tr || !tr->rec)
 		return;
-	uint64_t c0 = thread_cpu_ns();
+	uint64_t c0 = thread_cpu_ns(), now = util_now_ns(CLOCK_MONOTONIC);
 	char err[200];
 	int rc = trace_recorder_poll(tr->rec, err, sizeof(err));
 	tr->polls++;
-	steal_tick(tr, util_now_ns(CLOCK_MONOTONIC));
+	steal_tick(tr, now);
+	unsigned pages, ring;
+	trace_recorder_fill(tr->rec, &pages, &ring);
+	uint64_t since = tr->polled_at ? now - tr->polled_at : 0;
+	tr->tick_ns = since && !tr->stealing &&
+			      (uint64_t)pages * SESSION_TRACE_SLOW_NS <= (uint64_t)ring / 4 * since
+			  ? SESSION_TRACE_SLOW_NS
+			  : SESSION_TRACE_FAST_NS;
+	tr->polled_at = now;
 	if (rc < 0 && !tr->poll_errno) {
 		tr->poll_errno = -rc; /* said once, in the report */
 		snprintf(tr->poll_err, sizeof(tr->poll_err), "%s", err);
@@ -345,6 +368,11 @@ void session_trace_tick(struct session *s, bool last)
 	explain_ready(s, last);
 	check_instance(s, last);
 	tr->cpu_ns += thread_cpu_ns() - c0;
+}
+
+uint64_t session_trace_tick_ns(const struct session *s)
+{
+	return s->trace && s->trace->tick_ns ? s->trace->tick_ns : SESSION_TRACE_FAST_NS;
 }
 
 bool session_trace_disturbed(const struct session *s, char *what, size_t len)

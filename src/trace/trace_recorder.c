@@ -104,7 +104,8 @@ struct trace_recorder {
 	struct kbuffer *kbuf;
 	void *page;
 	int page_size;
-	unsigned max_pages; /* per CPU per poll: a bound on one poll's time */
+	unsigned max_pages;  /* per CPU per poll: a bound on one poll's time */
+	unsigned poll_pages; /* the most pages one CPU gave in the last poll */
 	uint64_t window_ns;
 	unsigned ncpu;
 	struct cpu_ring *cpus;
@@ -843,8 +844,9 @@ static int poll_cpu(struct trace_recorder *rec, struct cpu_ring *c, char *err, s
 {
 	uint64_t start = now_ns();
 	int added = 0;
+	unsigned pages;
 
-	for (unsigned pages = 0; pages < rec->max_pages; pages++) {
+	for (pages = 0; pages < rec->max_pages; pages++) {
 		unsigned long long ts;
 		void *data;
 		int n, missed;
@@ -883,6 +885,8 @@ static int poll_cpu(struct trace_recorder *rec, struct cpu_ring *c, char *err, s
 		}
 		ring_trim(c, rec->window_ns);
 	}
+	if (pages > rec->poll_pages)
+		rec->poll_pages = pages;
 	return added;
 }
 
@@ -890,6 +894,7 @@ int trace_recorder_poll(struct trace_recorder *rec, char *err, size_t errlen)
 {
 	int total = 0;
 
+	rec->poll_pages = 0;
 	for (unsigned i = 0; i < rec->ncpu; i++) {
 		int r = poll_cpu(rec, &rec->cpus[i], err, errlen);
 
@@ -1038,6 +1043,12 @@ uint64_t trace_recorder_idle_entries(const struct trace_recorder *rec, int cpu)
 	return c ? c->idle_entries : 0;
 }
 
+void trace_recorder_fill(const struct trace_recorder *rec, unsigned *pages, unsigned *ring)
+{
+	*pages = rec->poll_pages;
+	*ring = rec->max_pages - 1;
+}
+
 void trace_recorder_stack_cost(const struct trace_recorder *rec, struct trace_stack_cost *out)
 {
 	*out = rec->stack_cost;
@@ -1096,6 +1107,11 @@ size_t trace_recorder_memory(const struct trace_recorder *rec)
 uint64_t trace_recorder_idle_entries(const struct trace_recorder *rec, int cpu)
 {
 	return 0;
+}
+
+void trace_recorder_fill(const struct trace_recorder *rec, unsigned *pages, unsigned *ring)
+{
+	*pages = *ring = 0;
 }
 
 void trace_recorder_stack_cost(const struct trace_recorder *rec, struct trace_stack_cost *out)

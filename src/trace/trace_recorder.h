@@ -100,6 +100,10 @@ uint64_t trace_recorder_horizon(const struct trace_recorder *rec, int cpu);
  * where the kernel names no idle state there (no event fires). */
 uint64_t trace_recorder_idle_entries(const struct trace_recorder *rec, int cpu);
 
+/* How full the kernel's rings got: the most sub-buffer pages one CPU gave
+ * in the last poll, and the pages of a CPU's ring (buffer_kb). */
+void trace_recorder_fill(const struct trace_recorder *rec, unsigned *pages, unsigned *ring);
+
 /* Memory the recorder allocated (rings and buffers), not counting
  * libtraceevent's parsed formats and symbols. */
 size_t trace_recorder_memory(const struct trace_recorder *rec);
