@@ -15,14 +15,22 @@
 #   goals of issue 31 (p50 and p99.9: --trace <= 1.10, --trace-stacks
 #   <= 1.25; max is shown, not judged).  The --trace runs' events per
 #   second and lost events say what the recorder kept.
+#   With EVENTS=1, first what each event on the probe's wake-up path costs
+#   it: untraced runs (DURATION) beside an instance of the script's own on
+#   CPU 0 with one event (or a set) enabled, recorded, dropped by a filter
+#   that matches nothing, or soft-disabled (registered, off: the target of
+#   an enable_event trigger on an event that never fires); the p50 over the
+#   plain run's is the cost (docs/ARCHITECTURE.md, what the recorder leaves
+#   out).
 #
 # Needs what lab_run.sh needs (root, qemu, the guest in build/vm-cache).
 # Run from the build directory:
 #   sudo bash ../bench/lab-trace-cost.sh
 # Settings: RTSOAK (the binary measured, default ./rtsoak: set it to another
 # build's to measure that one, e.g. main's for the figures before a change),
-# ROUNDS (default 3), DURATION (default 5s), OUT (the lab's job directory,
-# default a new one under /tmp; its runs' reports are kept there).
+# ROUNDS (default 3), DURATION (default 5s), EVENTS (1: the per-event
+# costs too), OUT (the lab's job directory, default a new one under /tmp;
+# its runs' reports are kept there).
 ME=lab-trace-cost
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -37,6 +45,7 @@ rm -f "$OUT"/r*-*.json
 # In the guest: the rounds, each run's report in /job (the host's $OUT).
 cat >"$OUT/trace-cost.sh" <<EOF
 #!/bin/bash
+[ "\${EVENTS:-0}" = 1 ] && { bash /job/event-cost.sh || exit 1; }
 for r in \$(seq $ROUNDS); do
 	for m in off trace stacks; do
 		a=
@@ -47,11 +56,72 @@ for r in \$(seq $ROUNDS); do
 	done
 done
 EOF
-RTSOAK=$RTSOAK bash "$here/../tests/lab/lab_run.sh" --out "$OUT" -- bash /job/trace-cost.sh \
+# EVENTS=1: one untraced run per line beside the script's own instance.
+cat >"$OUT/event-cost.sh" <<'EOF'
+#!/bin/bash
+T=/sys/kernel/tracing
+[ "$(stat -f -c %T $T 2>/dev/null)" = tracefs ] || mount -t tracefs nodev $T || exit 1
+I=$T/instances/lab-event-cost
+F=$I/events
+NEVER=irq_vectors/thermal_apic_entry
+ROUTINE="sched/sched_switch sched/sched_waking sched/sched_wakeup irq_vectors/local_timer_entry irq_vectors/local_timer_exit timer/hrtimer_expire_entry timer/hrtimer_expire_exit power/cpu_idle"
+p50() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print([x for x in r["results"] if x["phase"] == "all"][0]["p50_ns"])' "$1"; }
+# one NAME EVENTS HOW: HOW is rec, none (the filter "common_pid == -1",
+# true of no event) or soft (enable_event triggers on NEVER, which never
+# fires, keep them registered and off)
+one() {
+	local name=$1 events=$2 how=$3
+	if [ -n "$events" ]; then
+		mkdir $I && echo 0 >$I/tracing_on && echo 1 >$I/tracing_cpumask && echo mono >$I/trace_clock || exit 1
+		[ "$how" = soft ] && echo 1 >$F/$NEVER/enable
+		for e in $events; do
+			case $how in
+			rec) echo 1 >$F/$e/enable ;;
+			none) echo 1 >$F/$e/enable && echo "common_pid == -1" >$F/$e/filter ;;
+			soft) echo "enable_event:${e%/*}:${e#*/}" >>$F/$NEVER/trigger ;;
+			esac || exit 1
+		done
+		echo 1 >$I/tracing_on
+	fi
+	rtsoak run --duration DURATION_ --interval 1ms --probes timer --cpus 0 -q -o /job/ev-$name.json || exit 1
+	if [ -n "$events" ]; then
+		echo 0 >$I/tracing_on
+		if [ "$how" = soft ]; then
+			for e in $events; do echo "!enable_event:${e%/*}:${e#*/}" >>$F/$NEVER/trigger; done
+		fi
+		rmdir $I || exit 1
+	fi
+	echo "$name $(p50 /job/ev-$name.json)" >>/job/event-cost.txt
+}
+: >/job/event-cost.txt
+one untraced "" ""
+one enabled_never_fires "$NEVER" rec
+one sched_switch "sched/sched_switch" rec
+one sched_switch_filtered "sched/sched_switch" none
+one local_timer_pair "irq_vectors/local_timer_entry irq_vectors/local_timer_exit" rec
+one local_timer_pair_filtered "irq_vectors/local_timer_entry irq_vectors/local_timer_exit" none
+one hrtimer_pair "timer/hrtimer_expire_entry timer/hrtimer_expire_exit" rec
+one hrtimer_pair_filtered "timer/hrtimer_expire_entry timer/hrtimer_expire_exit" none
+one waking_wakeup "sched/sched_waking sched/sched_wakeup" rec
+one waking_wakeup_filtered "sched/sched_waking sched/sched_wakeup" none
+one cpu_idle "power/cpu_idle" rec
+one cpu_idle_filtered "power/cpu_idle" none
+one routine8_soft_disabled "$ROUTINE" soft
+one routine8_filtered "$ROUTINE" none
+one routine8 "$ROUTINE" rec
+EOF
+sed -i "s/DURATION_/$DURATION/" "$OUT/event-cost.sh"
+rm -f "$OUT/event-cost.txt"
+
+RTSOAK=$RTSOAK bash "$here/../tests/lab/lab_run.sh" --out "$OUT" -- env EVENTS=${EVENTS:-0} bash /job/trace-cost.sh \
 	>"$OUT/lab.log" 2>&1 || { tail -20 "$OUT/lab.log" >&2; die "the lab run failed (log: $OUT/lab.log)"; }
 
 echo "# lab-trace-cost: $ROUNDS rounds of $DURATION, 1 ms timer probe on the lab's CPU 0;" \
 	"rtsoak $("$RTSOAK" --version 2>/dev/null | head -1)"
+if [[ -s $OUT/event-cost.txt ]]; then
+	echo "# each event on the probe's wake-up path, beside an untraced run (p50 us; +us over untraced)"
+	awk 'NR == 1 { base = $2 } { printf "%-28s %7.2f %+7.2f\n", $1, $2 / 1e3, ($2 - base) / 1e3 }' "$OUT/event-cost.txt"
+fi
 python3 - "$OUT" "$ROUNDS" <<'PY'
 import json, statistics, sys
 out, rounds = sys.argv[1], int(sys.argv[2])
