@@ -270,7 +270,9 @@ static void explain(struct session *s, unsigned i, const struct series_spike *sp
 			      : info.lost_before			    ? ATTRIB_IDLE_LOST
 									    : ATTRIB_IDLE_OLD;
 	in.ev = tr->buf;
-	in.nev = n > 0 ? (size_t)n + lead : 0;
+	/* the lead events too when the window holds none: an idle CPU's,
+	 * where the probe's own wake-up is not recorded */
+	in.nev = n >= 0 ? (size_t)n + lead : 0;
 	in.steal_known =
 	    steal_over(tr, t->cpu, in.deadline_ns, in.wake_ns, &in.steal_ns, &in.steal_span_ns);
 	if (!in.steal_known)
