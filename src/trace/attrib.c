@@ -744,16 +744,15 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 	}
 	if (exp)
 		out->irq_ns = exp->ts - in->deadline_ns;
-	uint64_t virt = !sw && woke && !on_cpu ? idle_switch_in(in, woke) : NONE;
-	/* No switch-in: a wake-up from idle that the recorder left out (the
-	 * probe's switch-in from the idle task, and in the idle task's context
-	 * its timer interrupt and waking, are filtered).  The idle task held
-	 * the CPU after the window's last switch, so the probe came from idle:
-	 * what the trace holds from the deadline on is interference as ever,
-	 * the rest the exit from idle, of which the probe's own wake-up is a
-	 * part the trace cannot separate (no split). */
-	bool from_idle =
-	    !sw && !(woke && on_cpu) && virt == NONE && in->idle_unrecorded && last_task(in) == 0;
+	/* No switch-in: a wake-up from idle whose switch-in the recorder left
+	 * out (with the local-timer interrupt in the idle task's context that
+	 * woke the probe).  The idle task held the CPU after the window's last
+	 * switch, so the probe came from idle: what the trace holds from the
+	 * deadline on is interference as ever, the rest the exit from idle, of
+	 * which the probe's own wake-up after its waking is a part the trace
+	 * cannot separate (no thread and user split). */
+	bool from_idle = !sw && !(woke && on_cpu) && in->idle_unrecorded && last_task(in) == 0;
+	uint64_t virt = !sw && woke && !on_cpu && !from_idle ? idle_switch_in(in, woke) : NONE;
 	if (!sw && !(woke && on_cpu) && virt == NONE && !from_idle) {
 		not_attributed(out, ATTRIB_NO_ANCHOR, "the probe's switch-in is not in the window");
 		return 0;

@@ -662,9 +662,12 @@ int trace_instance_filter_probes(struct trace_instance *ti, const int32_t *tids,
 	snprintf(f, sizeof(f), "prev_pid != 0 || (%s)", next);
 	if ((r = write_filter(ti, "sched:sched_switch", f, err, errlen)))
 		return r;
+	/* The probe's sched_waking stays: the one anchor of a wake-up from
+	 * idle (its IRQ latency), and of the thread latency when a task woken
+	 * with it runs first.  Its sched_wakeup (round trips enable it) adds
+	 * nothing to that. */
 	snprintf(f, sizeof(f), "common_pid != 0 || (%s)", pid);
-	if ((r = write_filter(ti, "sched:sched_waking", f, err, errlen)) ||
-	    (r = write_filter(ti, "sched:sched_wakeup", f, err, errlen)))
+	if ((r = write_filter(ti, "sched:sched_wakeup", f, err, errlen)))
 		return r;
 	if ((r = write_filter(ti, "irq_vectors:local_timer_entry", "common_pid != 0", err,
 			      errlen)) ||

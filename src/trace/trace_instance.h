@@ -116,13 +116,14 @@ int trace_instance_destroy(struct trace_instance *ti, char *err, size_t errlen);
  * of a recorded one, docs/BENCHMARKS.md); what the filters keep is
  * everything that is not that wake-up:
  *   sched_switch       all but the switches from idle (prev_pid 0) to a probe
- *   sched_waking/wakeup all but a probe woken in idle's context (its timer
- *                      interrupt on an idle CPU)
+ *   sched_wakeup       all but a probe woken in idle's context (its timer
+ *                      interrupt on an idle CPU; sched_waking keeps it)
  *   local_timer_entry/exit  those that interrupt a task (not the idle task)
  *   cpu_idle           the entries (the exits, state 4294967295, are unused)
- * so the probe's wake-up from idle leaves no event and anything else that
- * ran, interrupted or was woken on the CPU is recorded as before.  The
- * analysis knows it (attrib.h, idle_unrecorded).  n == 0: only cpu_idle's.
+ * so the probe's wake-up from idle leaves one event, its waking, and
+ * anything else that ran, interrupted or was woken on the CPU is recorded
+ * as before.  The analysis knows it (attrib.h, idle_unrecorded).  n == 0:
+ * only cpu_idle's.
  * 0, or -errno with err (the filters already written stay: the instance
  * records more, never less).  Tids that are not consecutive make one range
  * each; more than TRACE_FILTER_RANGES ranges is -E2BIG (nothing written). */

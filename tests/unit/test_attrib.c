@@ -869,8 +869,8 @@ static void test_idle_states(void)
  * sched_wakeup are enabled.  This drops from a captured window what a
  * timer-only run's recorder would: every hrtimer_entry/exit and wakeup,
  * cpu_idle's exits, the switches from the idle task to the probe, and the
- * probe's waking and the local_timer entries/exits that came in the idle
- * task's context.  That context (the filters' common_pid 0) is worked out
+ * local_timer entries/exits that came in the idle task's context (the
+ * probe's waking stays).  That context (the filters' common_pid 0) is worked out
  * from the window: the idle task from a switch to pid 0; these fixtures'
  * kernel traces no switch out of idle, so a task it woke there takes the
  * CPU when the outermost frame around its waking returns, as the kernel
@@ -903,7 +903,6 @@ static void lean(struct fixture *f)
 			drop = true;
 			break;
 		case TEV_WAKING:
-			drop = idle && e->pid == p;
 			if (idle && e->pid != p)
 				pending = e->pid;
 			break;
@@ -966,18 +965,19 @@ static void test_lean_hog(void)
 	free(f);
 }
 
-/* Case 5 as the run records it: the idle CPU's timer interrupt, the
- * probe's waking in it and the expiries are gone; what is left after the
- * probe's switch into idle (13156276939705) is nothing up to W.  The probe
- * came from idle: the whole latency, W - D = 13156280502634 - 13156277172999
- * = 3329635, is the exit from idle (its interrupt, 15880, and its own
- * wake-up, 11538, included: the trace cannot tell them apart now), and the
- * split is unknown. */
+/* Case 5 as the run records it: the idle CPU's timer interrupt and the
+ * expiries are gone, the switch-in too; after the probe's switch into idle
+ * (13156276939705) what is left up to W is the probe's waking,
+ * 13156280478463.  The probe came from idle: irq = 13156280478463 - D
+ * = 3305464 (as with its expiry, 1037 ns later than that), the whole
+ * latency, W - D = 13156280502634 - 13156277172999 = 3329635, is the exit
+ * from idle (its interrupt, 15880, and its own wake-up, 11538, included:
+ * the trace cannot tell them apart now), and thread and user are unknown. */
 static void test_lean_idle(void)
 {
 	struct fixture *f = load("idle-noanchor.events");
 	struct want w = {
-		ATTRIB_OK, NONE,
+		ATTRIB_OK, 3305464,
 		NONE,	   NONE,
 		"idle:?",  "exit from idle 3.33 ms (idle state not traced)",
 		1,	   { { AK_IDLE_EXIT, "idle", -1, 0, 0, TEV_IDLE_EXIT, 3329635 } },
@@ -989,25 +989,29 @@ static void test_lean_idle(void)
 		return;
 	lean(f);
 	check("idle-noanchor as a run records it", &f->in, &w);
-	/* Only where the recorder is known to drop the wake-up: otherwise a
-	 * window without the probe's switch-in is not attributed. */
+	/* Only where the recorder is known to drop the switch-in: otherwise
+	 * the analysis places it itself (idle_switch_in, case 5). */
 	f->in.idle_unrecorded = false;
 	int rc = attrib_analyse(&f->in, &r);
-	ok(rc == 0 && r.status == ATTRIB_NO_ANCHOR,
-	   "idle-noanchor filtered but not said so: ATTRIB_NO_ANCHOR (rc %d, status %d)", rc,
-	   r.status);
+	ok(rc == 0 && r.status == ATTRIB_OK && r.thread_ns != NONE,
+	   "idle-noanchor filtered but not said so: the switch-in placed at the waking "
+	   "(rc %d, status %d, thread %llu)",
+	   rc, r.status, (unsigned long long)r.thread_ns);
 	f->in.idle_unrecorded = true;
-	/* The probe slept longer than the lookback: the window holds no event
-	 * at all, and the CPU's last switch (into idle, put first by the
-	 * session) is 10 ms before it.  Still an exit from idle, not "no
-	 * events". */
+	/* The probe slept longer than the lookback: the window holds its
+	 * waking only, and the CPU's last switch (into idle, put first by the
+	 * session) is 10 ms before it.  The same answer. */
 	while (k < f->nev && f->ev[k].type != TEV_SWITCH)
 		k++;
 	size_t after = k + 1;
+	while (after < f->nev && f->ev[after].ts <= f->in.wake_ns &&
+	       f->ev[after].type == TEV_WAKING && f->ev[after].pid == f->in.probe_tid)
+		after++;
 	while (after < f->nev && f->ev[after].ts > f->in.wake_ns)
 		after++;
 	if (!ok(k < f->nev && f->ev[k].pid == 0 && after == f->nev,
-		"idle-noanchor as recorded: nothing after the switch into idle up to W")) {
+		"idle-noanchor as recorded: nothing but the probe's waking after the switch into "
+		"idle up to W")) {
 		free(f);
 		return;
 	}
@@ -1015,9 +1019,16 @@ static void test_lean_idle(void)
 	f->nev -= k;
 	memmove(f->ev, f->ev + k, f->nev * sizeof(f->ev[0]));
 	f->in.nev = f->nev;
-	check("idle-noanchor as recorded, nothing in the window but the switch before it", &f->in,
+	check("idle-noanchor as recorded, the switch into idle 10 ms before the window", &f->in,
 	      &w);
-	/* Without even that, who held the CPU is unknown: no events. */
+	/* Without that switch, who held the CPU is unknown: never a guess. */
+	memmove(f->ev, f->ev + 1, (f->nev - 1) * sizeof(f->ev[0]));
+	f->in.nev = --f->nev;
+	rc = attrib_analyse(&f->in, &r);
+	ok(rc == 0 && r.status == ATTRIB_NO_ANCHOR,
+	   "the waking alone, without the CPU's last switch: ATTRIB_NO_ANCHOR (rc %d, status %d)",
+	   rc, r.status);
+	/* And a window with nothing at all: no events. */
 	f->nev = f->in.nev = 0;
 	rc = attrib_analyse(&f->in, &r);
 	ok(rc == 0 && r.status == ATTRIB_NO_EVENTS,
@@ -1036,15 +1047,16 @@ static void test_lean_idle(void)
  * hog = (577288559 - 577260662) + (577333395 - 577293029) = 27897 + 40366 = 68263
  * rtsoak/tim/1 20767 = 577362433 - 577333395 = 29038; 20777 = 577385627 - 577362433 = 23194
  * softirq SCHED = 577293029 - 577288559 = 4470
- * The probe's switch-in (577385627, from 20777) is kept: user = W - 577385627 = 7226;
- * its waking is not, so irq and thread are unknown. */
+ * The probe's waking (577249289) and its switch-in (577385627, from 20777)
+ * are kept: irq = 577249289 - D = 12378844 (its expiry was 800 ns before),
+ * thread = 577385627 - 577249289 = 136338, user = W - 577385627 = 7226. */
 static void test_lean_idle_exit(void)
 {
 	struct fixture *f = load("idle-exit.events");
 	struct want w = {
 		ATTRIB_OK,
-		NONE,
-		NONE,
+		12378844,
+		136338,
 		7226,
 		"idle:?",
 		"exit from idle 12.39 ms (idle state not traced)",
