@@ -153,10 +153,9 @@ int session_trace_probes(struct session *s)
 			tids[n++] = s->threads[i].tid;
 	rc = trace_instance_filter_probes(&tr->ti, tids, n, tr->filter_err, sizeof(tr->filter_err));
 	free(tids);
-	/* Some filters may be in even when one failed: the analysis derives
-	 * what a missing wake-up from idle leaves out only where the trace
-	 * has no anchor, so it is told whenever any could be. */
-	tr->filtered = n > 0;
+	/* The switch-ins from idle are left out once sched_switch's filter is
+	 * in, whatever failed after it. */
+	tr->filtered = n > 0 && trace_instance_filter_of(&tr->ti, "sched:sched_switch");
 	return rc;
 }
 
