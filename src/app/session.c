@@ -395,8 +395,9 @@ static int wait_for_end(struct session *s, struct report *r)
 		if (next_prom < until)
 			until = next_prom;
 		/* --trace: the kernel's per-CPU buffers hold about a quarter of a
-		 * second of a busy CPU's events; read them every 20 ms. */
-		uint64_t tick = (s->trace ? 20 : 100) * NSEC_PER_MSEC;
+		 * second of a busy CPU's events; read them every 20 ms when they
+		 * fill that fast (session_trace_tick_ns). */
+		uint64_t tick = s->trace ? session_trace_tick_ns(s) : 100 * NSEC_PER_MSEC;
 		uint64_t wait = until - now < tick ? until - now : tick;
 		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)wait };
 		int sig = sigtimedwait(&set, NULL, &ts);
@@ -691,6 +692,13 @@ static int start_probes(struct session *s, struct report *r)
 		stop_threads(s);
 		return EXIT_ENV;
 	}
+	/* --trace: the timer probes' tids known, their own wake-ups from idle
+	 * are left out of the instance; where that fails they are recorded,
+	 * at the old cost, and the report says so. */
+	if (session_trace_probes(s) < 0)
+		report_warn(r,
+			    "--trace: %s; the probes' own wake-ups are recorded, at a higher cost",
+			    session_trace_filter_error(s));
 	return -1;
 }
 
@@ -712,7 +720,7 @@ static int wait_warmup(struct session *s)
 		if (__atomic_load_n(&s->finished, __ATOMIC_ACQUIRE) == s->nthreads)
 			return 0;
 		session_trace_tick(s, false);
-		uint64_t tick = (s->trace ? 20 : 100) * NSEC_PER_MSEC;
+		uint64_t tick = s->trace ? session_trace_tick_ns(s) : 100 * NSEC_PER_MSEC;
 		uint64_t wait = s->t0 - now < tick ? s->t0 - now : tick;
 		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)wait };
 		int sig = sigtimedwait(&set, NULL, &ts);

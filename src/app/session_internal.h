@@ -91,7 +91,16 @@ int session_output_write(struct session *s, struct report *r) __attribute__((war
  * way out (removes the instance; -1 when it could not, said on stderr). */
 int session_trace_start(struct session *s, char *err, size_t errlen)
     __attribute__((warn_unused_result));
+/* Once the probe threads exist (their tids known), before they measure:
+ * the timer probes' own routine events filtered out of the instance.  0, or
+ * -errno when they could not be (the run goes on recording them: the caller
+ * warns with session_trace_filter_error). */
+int session_trace_probes(struct session *s);
+const char *session_trace_filter_error(const struct session *s);
 void session_trace_tick(struct session *s, bool last);
+/* With --trace: how long the housekeeping thread may wait before the next
+ * tick (20 or 100 ms, by how fast the last read found the rings filling). */
+uint64_t session_trace_tick_ns(const struct session *s);
 json_t *session_trace_json(struct session *s);
 /* Someone changed or removed the run's instance: true with what and when. */
 bool session_trace_disturbed(const struct session *s, char *what, size_t len);

@@ -32,6 +32,14 @@
  * huge report, so that a spike's events are still held when it is drained. */
 #define SESSION_TRACE_WINDOW_MS 1000u
 #define SESSION_TRACE_EVENTS 65536u
+/* How often the housekeeping thread reads the buffers: every 100 ms, as
+ * without --trace, while that keeps each CPU's ring under a quarter full
+ * at the rate the last read found and no CPU's steal grows (a steal
+ * reading brackets a spike's window: 10 ms units); else every 20 ms.  The
+ * thread's wake-ups disturb a measured CPU it shares (the lab's only one,
+ * any run of every CPU), and with --trace what it does there is traced. */
+#define SESSION_TRACE_SLOW_NS (100 * NSEC_PER_MSEC)
+#define SESSION_TRACE_FAST_NS (20 * NSEC_PER_MSEC)
 /* How often the housekeeping thread makes sure that nobody changed the
  * instance (and once more at the end): six small reads. */
 #define SESSION_TRACE_CHECK_NS (1000 * NSEC_PER_MSEC)
@@ -52,8 +60,12 @@ struct session_trace {
 	struct attrib_agg *agg; /* per thread: [phases.n + 1], the last one "all" */
 	unsigned nagg;		/* per thread */
 	size_t nthr;		/* threads the session will make: probes x measured CPUs */
-	struct trace_ev *buf;	/* one window */
-	uint64_t cpu_ns;	/* housekeeping CPU time in polls and analyses */
+	/* The timer probes' wake-ups from idle are filtered out of the
+	 * instance (session_trace_probes): attrib_input.idle_unrecorded */
+	bool filtered;
+	char filter_err[256]; /* why they are not, when that failed */
+	struct trace_ev *buf; /* one window */
+	uint64_t cpu_ns;      /* housekeeping CPU time in polls and analyses */
 	uint64_t polls;
 	struct steal_ring *steal; /* per CPU below nsteal; NULL: no steal column */
 	uint64_t *steal_now;
@@ -61,6 +73,9 @@ struct session_trace {
 	int poll_errno;
 	char poll_err[200];
 	uint64_t checked_at; /* CLOCK_MONOTONIC of the last trace_instance_check */
+	uint64_t polled_at;  /* ... of the last poll */
+	uint64_t tick_ns;    /* until the next: SESSION_TRACE_SLOW_NS or _FAST_NS */
+	bool stealing;	     /* the last steal reading grew on some CPU */
 	char disturbed[512]; /* what the first check that failed found, and when */
 };
 
@@ -72,9 +87,14 @@ static uint64_t thread_cpu_ns(void)
 int session_trace_start(struct session *s, char *err, size_t errlen)
 {
 	struct session_trace *tr = calloc(1, sizeof(*tr));
+	/* No hrtimer events (the timer probe is anchored on its sched_waking);
+	 * sched_wakeup only for a round trip, whose waking may be on another
+	 * CPU (session_trace_probes says why the rest is filtered). */
 	struct trace_instance_config ic = { .cpus = s->cfg->cpus,
 					    .buffer_kb = 0,
-					    .stacks = s->cfg->trace_stacks };
+					    .stacks = s->cfg->trace_stacks,
+					    .no_hrtimer = true,
+					    .no_wakeup = true };
 	struct trace_recorder_config rc = { .window_ms = SESSION_TRACE_WINDOW_MS,
 					    .max_events = SESSION_TRACE_EVENTS };
 	int rv;
@@ -84,6 +104,9 @@ int session_trace_start(struct session *s, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	s->trace = tr;
+	for (unsigned p = 0; p < s->cfg->nprobes; p++)
+		if (!s->cfg->probes[p].ops->hrtimer)
+			ic.no_wakeup = false;
 	/* Before the threads exist: as many as start_threads makes. */
 	tr->nthr = (size_t)s->cfg->nprobes * (size_t)cpuset_count(&s->cfg->cpus);
 	tr->nagg = s->phases.n + 1;
@@ -111,6 +134,36 @@ int session_trace_start(struct session *s, char *err, size_t errlen)
 	return 0;
 }
 
+int session_trace_probes(struct session *s)
+{
+	struct session_trace *tr = s->trace;
+	int32_t *tids;
+	size_t n = 0;
+	int rc;
+
+	if (!tr || !tr->rec)
+		return 0;
+	tids = calloc(s->nthreads ? s->nthreads : 1, sizeof(*tids));
+	if (!tids) {
+		snprintf(tr->filter_err, sizeof(tr->filter_err), "out of memory");
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < s->nthreads; i++)
+		if (s->threads[i].ops->hrtimer && s->threads[i].tid > 0)
+			tids[n++] = s->threads[i].tid;
+	rc = trace_instance_filter_probes(&tr->ti, tids, n, tr->filter_err, sizeof(tr->filter_err));
+	free(tids);
+	/* The switch-ins from idle are left out once sched_switch's filter is
+	 * in, whatever failed after it. */
+	tr->filtered = n > 0 && trace_instance_filter_of(&tr->ti, "sched:sched_switch");
+	return rc;
+}
+
+const char *session_trace_filter_error(const struct session *s)
+{
+	return s->trace && s->trace->filter_err[0] ? s->trace->filter_err : "unknown error";
+}
+
 /* One reading of every CPU's steal, at now. */
 static void steal_tick(struct session_trace *tr, uint64_t now)
 {
@@ -121,9 +174,13 @@ static void steal_tick(struct session_trace *tr, uint64_t now)
 		tr->steal = NULL;
 		return;
 	}
+	tr->stealing = false;
 	for (unsigned c = 0; c < tr->nsteal; c++) {
 		struct steal_ring *r = &tr->steal[c];
 		unsigned at = (r->head + r->n) % SESSION_STEAL_READINGS;
+		if (r->n && tr->steal_now[c] >
+				r->ns[(at + SESSION_STEAL_READINGS - 1) % SESSION_STEAL_READINGS])
+			tr->stealing = true;
 		if (r->n == SESSION_STEAL_READINGS)
 			r->head = (r->head + 1) % SESSION_STEAL_READINGS;
 		else
@@ -170,7 +227,10 @@ static void explain(struct session *s, unsigned i, const struct series_spike *sp
 	struct session_trace *tr = s->trace;
 	const struct probe_thread *t = &s->threads[i];
 	const struct series *se = &s->series[i];
-	struct attrib_input in = { .cpu = t->cpu, .probe_tid = t->tid, .timer = t->ops->hrtimer };
+	struct attrib_input in = { .cpu = t->cpu,
+				   .probe_tid = t->tid,
+				   .timer = t->ops->hrtimer,
+				   .idle_unrecorded = t->ops->hrtimer && tr->filtered };
 	struct trace_window_info info = { .covered = true };
 	struct attrib_result res;
 
@@ -184,13 +244,14 @@ static void explain(struct session *s, unsigned i, const struct series_spike *sp
 	uint64_t from =
 	    in.deadline_ns > ATTRIB_LOOKBACK_NS ? in.deadline_ns - ATTRIB_LOOKBACK_NS : 0;
 	/* The CPU's state as the window opens: who held it (its last switch
-	 * before the window) and its idle state (the last power:cpu_idle),
+	 * before the window) and its idle state (the last power:cpu_idle entry),
 	 * first in the buffer in time order.  On an idle CPU both lie a whole
 	 * sleep back, and the switch out of idle is never traced here. */
 	size_t lead = 0;
 	struct trace_ev idle;
 	lead += trace_recorder_last(tr->rec, t->cpu, from, TEV_SWITCH, &tr->buf[lead]) == 1;
-	if (trace_recorder_last(tr->rec, t->cpu, from, TEV_IDLE, &idle) == 1) {
+	bool idle_known = trace_recorder_last(tr->rec, t->cpu, from, TEV_IDLE, &idle) == 1;
+	if (idle_known) {
 		if (lead && tr->buf[0].ts > idle.ts) {
 			tr->buf[1] = tr->buf[0];
 			tr->buf[0] = idle;
@@ -201,8 +262,16 @@ static void explain(struct session *s, unsigned i, const struct series_spike *sp
 	}
 	long n = trace_recorder_window(tr->rec, t->cpu, from, in.wake_ns + SESSION_TRACE_AFTER_NS,
 				       tr->buf + lead, SESSION_TRACE_EVENTS - lead, &info);
+	/* No idle entry held before the window: why, for an idle exit that no
+	 * entry inside the window names either. */
+	if (!idle_known)
+		in.idle_why = !trace_recorder_idle_entries(tr->rec, t->cpu) ? ATTRIB_IDLE_NOT_TRACED
+			      : info.lost_before			    ? ATTRIB_IDLE_LOST
+									    : ATTRIB_IDLE_OLD;
 	in.ev = tr->buf;
-	in.nev = n > 0 ? (size_t)n + lead : 0;
+	/* the lead events too when the window holds none: an idle CPU's,
+	 * where the probe's own wake-up is not recorded */
+	in.nev = n >= 0 ? (size_t)n + lead : 0;
 	in.steal_known =
 	    steal_over(tr, t->cpu, in.deadline_ns, in.wake_ns, &in.steal_ns, &in.steal_span_ns);
 	if (!in.steal_known)
@@ -280,11 +349,19 @@ void session_trace_tick(struct session *s, bool last)
 
 	if (!tr || !tr->rec)
 		return;
-	uint64_t c0 = thread_cpu_ns();
+	uint64_t c0 = thread_cpu_ns(), now = util_now_ns(CLOCK_MONOTONIC);
 	char err[200];
 	int rc = trace_recorder_poll(tr->rec, err, sizeof(err));
 	tr->polls++;
-	steal_tick(tr, util_now_ns(CLOCK_MONOTONIC));
+	steal_tick(tr, now);
+	unsigned pages, ring;
+	trace_recorder_fill(tr->rec, &pages, &ring);
+	uint64_t since = tr->polled_at ? now - tr->polled_at : 0;
+	tr->tick_ns = since && !tr->stealing &&
+			      (uint64_t)pages * SESSION_TRACE_SLOW_NS <= (uint64_t)ring / 4 * since
+			  ? SESSION_TRACE_SLOW_NS
+			  : SESSION_TRACE_FAST_NS;
+	tr->polled_at = now;
 	if (rc < 0 && !tr->poll_errno) {
 		tr->poll_errno = -rc; /* said once, in the report */
 		snprintf(tr->poll_err, sizeof(tr->poll_err), "%s", err);
@@ -292,6 +369,11 @@ void session_trace_tick(struct session *s, bool last)
 	explain_ready(s, last);
 	check_instance(s, last);
 	tr->cpu_ns += thread_cpu_ns() - c0;
+}
+
+uint64_t session_trace_tick_ns(const struct session *s)
+{
+	return s->trace && s->trace->tick_ns ? s->trace->tick_ns : SESSION_TRACE_FAST_NS;
 }
 
 bool session_trace_disturbed(const struct session *s, char *what, size_t len)
@@ -316,14 +398,23 @@ static json_t *tracer_json(const struct session *s)
 		json_decref(events);
 		return NULL;
 	}
+	json_t *filters = json_object();
+	for (unsigned i = 0; filters && !bad && i < tr->ti.nfilters; i++)
+		bad |= util_json_set(filters, tr->ti.filters[i].event,
+				     json_string(tr->ti.filters[i].filter));
+	if (bad || !filters) {
+		json_decref(events);
+		json_decref(filters);
+		return NULL;
+	}
 	struct trace_stack_cost k;
 	trace_recorder_stack_cost(tr->rec, &k);
-	json_t *o =
-	    json_pack("{s:s, s:s, s:i, s:i, s:o, s:b, s:I, s:I, s:I}", "instance", tr->ti.name,
-		      "clock", "mono", "buffer_kb", (int)tr->ti.buffer_kb, "window_ms",
-		      (int)SESSION_TRACE_WINDOW_MS, "events", events, "stacks", tr->ti.stacks,
-		      "polls", (json_int_t)tr->polls, "housekeeping_cpu_ns", (json_int_t)tr->cpu_ns,
-		      "memory_bytes", (json_int_t)trace_recorder_memory(tr->rec));
+	json_t *o = json_pack("{s:s, s:s, s:i, s:i, s:o, s:o, s:b, s:I, s:I, s:I}", "instance",
+			      tr->ti.name, "clock", "mono", "buffer_kb", (int)tr->ti.buffer_kb,
+			      "window_ms", (int)SESSION_TRACE_WINDOW_MS, "events", events,
+			      "filters", filters, "stacks", tr->ti.stacks, "polls",
+			      (json_int_t)tr->polls, "housekeeping_cpu_ns", (json_int_t)tr->cpu_ns,
+			      "memory_bytes", (json_int_t)trace_recorder_memory(tr->rec));
 	/* what the stacks added to each local-timer interrupt: the report
 	 * says how much of the IRQ latency is the measurement's own */
 	if (o && tr->ti.stacks &&

@@ -2,8 +2,11 @@
 /* attrib: why one wake-up was late, from the events of its CPU (attrib.h).
  *
  * Two passes over the window:
- *   anchors: the probe's hrtimer expiry (timer probe), its sched_waking and
- *     its last switch-in before the clock read give the split;
+ *   anchors: the probe's hrtimer expiry (timer probe; its sched_waking where
+ *     the trace has no hrtimer events), its sched_waking and its last
+ *     switch-in before the clock read give the split; a wake-up from idle
+ *     that the recorder left out (idle_unrecorded) has none, and is
+ *     attributed without the split;
  *   sweep: every nanosecond of [deadline, wake] goes to what the CPU was
  *     doing then: the innermost open IRQ / vector / softirq frame, else the
  *     idle state being left, else a silent gap, else the task on the CPU
@@ -402,6 +405,11 @@ static void fix_plan(struct sweep *s, size_t at, int32_t cur)
 			break;
 	if (next == in->nev || in->ev[next].pid2 == cur)
 		return;
+	/* The probe's own switch-in from idle, which the recorder leaves out:
+	 * the idle task holds the CPU until the probe's first recorded switch
+	 * (its wake-up from idle is the exit from idle, as in from_idle). */
+	if (in->idle_unrecorded && cur == 0 && in->ev[next].pid2 == in->probe_tid)
+		return;
 	for (i = at + 1; i < next; i++) {
 		const struct trace_ev *e = &in->ev[i];
 
@@ -467,6 +475,37 @@ static const struct trace_ev *find_expiry(const struct attrib_input *in, uint64_
 		}
 	}
 	return found;
+}
+
+/* Where the IRQ around event `at` began: the last vector entry before it
+ * not closed since, else the event itself. */
+static uint64_t vector_open_at(const struct attrib_input *in, const struct trace_ev *at)
+{
+	uint64_t vec_open = NONE;
+
+	for (size_t i = 0; i < in->nev && &in->ev[i] < at; i++) {
+		const struct trace_ev *e = &in->ev[i];
+
+		if (!mine(in, e))
+			continue;
+		if (e->type == TEV_VECTOR_ENTRY)
+			vec_open = e->ts;
+		else if (e->type == TEV_VECTOR_EXIT)
+			vec_open = NONE;
+	}
+	return vec_open != NONE ? vec_open : at->ts;
+}
+
+/* The task on the CPU after the window's last switch: the idle task (0),
+ * another, or -1 when the window holds no switch. */
+static int32_t last_task(const struct attrib_input *in)
+{
+	int32_t cur = -1;
+
+	for (size_t i = 0; i < in->nev; i++)
+		if (mine(in, &in->ev[i]) && in->ev[i].type == TEV_SWITCH)
+			cur = in->ev[i].pid;
+	return cur;
 }
 
 static void fmt_ns(char *buf, size_t len, uint64_t ns)
@@ -572,9 +611,14 @@ static void describe(const struct attrib_input *in, int32_t probe_prio, struct a
 		else
 			snprintf(out->cause, sizeof(out->cause), "idle:%u", c->id);
 		if (c->id == TEV_IDLE_EXIT)
-			snprintf(out->verdict, sizeof(out->verdict),
-				 "exit from idle %s (idle state not traced%s%s)", d,
-				 in->steal_ns ? "; steal +" : "", in->steal_ns ? st : "");
+			snprintf(
+			    out->verdict, sizeof(out->verdict), "exit from idle %s (%s%s%s)", d,
+			    in->idle_why == ATTRIB_IDLE_LOST ? "idle state unknown: events lost "
+							       "before it"
+			    : in->idle_why == ATTRIB_IDLE_OLD
+				? "idle state unknown: entered before the events held"
+				: "idle state not traced",
+			    in->steal_ns ? "; steal +" : "", in->steal_ns ? st : "");
 		else
 			snprintf(out->verdict, sizeof(out->verdict),
 				 "exit from idle state %u %s%s%s%s", c->id, d,
@@ -645,8 +689,12 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 			return 0;
 		}
 	for (i = 0; i < in->nev; i++)
-		if (mine(in, &in->ev[i]) && in->ev[i].ts >= lookback)
+		if (mine(in, &in->ev[i]) && (in->ev[i].ts >= lookback || in->idle_unrecorded))
 			near++;
+	/* Where the probe's wake-up from idle is not recorded, a window with
+	 * no event is an idle CPU where nothing happened: the state before it
+	 * (the CPU's last switch, its idle state, put first by the caller)
+	 * says the trace was there. */
 	if (!near) {
 		not_attributed(out, ATTRIB_NO_EVENTS, "no events");
 		return 0;
@@ -655,11 +703,6 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 	/* The anchors: expiry (timer probe), sched_waking (the last of each
 	 * before the wake, as find_expiry says why), the switch-in. */
 	exp = in->timer ? find_expiry(in, &irq_start) : NULL;
-	if (exp) {
-		const char *at = stack_at(in, irq_start, exp->ts);
-		if (at)
-			snprintf(out->irq_at, sizeof(out->irq_at), "%s", at);
-	}
 	for (i = 0; i < in->nev; i++) {
 		const struct trace_ev *e = &in->ev[i];
 
@@ -669,6 +712,18 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 		    (e->type == TEV_WAKING || (!in->timer && e->type == TEV_WAKEUP && !waking)) &&
 		    e->pid == in->probe_tid)
 			waking = e;
+	}
+	/* The timer probe's wake-up: its hrtimer expiry, or where the trace
+	 * has no hrtimer events (a run's recorder enables none), the waking
+	 * that expiry makes (hrtimer_wakeup), inside the same interrupt. */
+	if (in->timer && !exp && waking) {
+		exp = waking;
+		irq_start = vector_open_at(in, waking);
+	}
+	if (exp) {
+		const char *at = stack_at(in, irq_start, exp->ts);
+		if (at)
+			snprintf(out->irq_at, sizeof(out->irq_at), "%s", at);
 	}
 	woke = in->timer ? exp : waking;
 	from = woke ? woke->ts : in->deadline_ns;
@@ -689,16 +744,25 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 	}
 	if (exp)
 		out->irq_ns = exp->ts - in->deadline_ns;
-	uint64_t virt = !sw && woke && !on_cpu ? idle_switch_in(in, woke) : NONE;
-	if (!sw && !(woke && on_cpu) && virt == NONE) {
+	/* No switch-in: a wake-up from idle whose switch-in the recorder left
+	 * out (with the local-timer interrupt in the idle task's context that
+	 * woke the probe).  The idle task held the CPU after the window's last
+	 * switch, so the probe came from idle: what the trace holds from the
+	 * deadline on is interference as ever, the rest the exit from idle, of
+	 * which the probe's own wake-up after its waking is a part the trace
+	 * cannot separate (no thread and user split). */
+	bool from_idle = !sw && !(woke && on_cpu) && in->idle_unrecorded && last_task(in) == 0;
+	uint64_t virt = !sw && woke && !on_cpu && !from_idle ? idle_switch_in(in, woke) : NONE;
+	if (!sw && !(woke && on_cpu) && virt == NONE && !from_idle) {
 		not_attributed(out, ATTRIB_NO_ANCHOR, "the probe's switch-in is not in the window");
 		return 0;
 	}
 	switch_in = sw ? sw->ts : virt != NONE ? virt : from;
 	probe_prio = sw ? sw->prio : on_cpu ? on_cpu->prio : waking ? waking->prio : -1;
-	if (woke)
+	if (woke && !from_idle)
 		out->thread_ns = switch_in - woke->ts;
-	out->user_ns = in->wake_ns - switch_in;
+	if (!from_idle)
+		out->user_ns = in->wake_ns - switch_in;
 
 	/* The sweep, from the window's first event so that the task on the
 	 * CPU, the open frames and the idle state are known at the deadline.

@@ -78,6 +78,20 @@ struct attrib_input {
 	 * are per housekeeping tick, in 10 ms units); 0: over the window */
 	uint64_t steal_span_ns;
 	bool steal_known; /* steal_ns was read (else unknown: no steal column) */
+	/* The recorder leaves out this (timer) probe's own wake-up from idle:
+	 * its switch-in from the idle task, its waking and its timer interrupt
+	 * in the idle task's context (trace_instance_filter_probes).  A
+	 * wake-up without any anchor, on a CPU the idle task held at its end,
+	 * came from idle: attributed, with the split unknown (attrib.c). */
+	bool idle_unrecorded;
+	/* Why the window holds no cpu_idle entry before an idle stretch, when
+	 * it holds none (the caller puts the CPU's last one first): the verdict
+	 * of an unnamed idle exit says it. */
+	enum attrib_idle_why {
+		ATTRIB_IDLE_NOT_TRACED, /* none on this CPU: the kernel names no state */
+		ATTRIB_IDLE_LOST,	/* events were lost since the last one */
+		ATTRIB_IDLE_OLD,	/* the last one is older than the events held */
+	} idle_why;
 };
 
 /* events before the deadline looked at (idle, running task) */
@@ -91,7 +105,8 @@ struct attrib_input {
 struct attrib_result {
 	enum attrib_status status;
 	/* The split, each UINT64_MAX when its anchor is missing:
-	 *   irq_ns    deadline -> the probe's hrtimer expiry (timer probe)
+	 *   irq_ns    deadline -> the probe's hrtimer expiry (timer probe; where
+	 *             the trace has no expiry, the waking it makes)
 	 *   thread_ns expiry (or wake-up) -> switched in
 	 *   user_ns   switched in -> wake_ns (return to user, clock read) */
 	uint64_t irq_ns, thread_ns, user_ns;

@@ -335,14 +335,20 @@ static int enable_one(struct trace_instance *ti, const char *sys, const char *ev
 	return 0;
 }
 
-static int enable_events(struct trace_instance *ti, char *err, size_t errlen)
+static int enable_events(struct trace_instance *ti, const struct trace_instance_config *cfg,
+			 char *err, size_t errlen)
 {
 	char **osn;
 	int r;
 
-	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
+	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
+		if (cfg->no_hrtimer && !strcmp(wanted[i][0], "timer"))
+			continue;
+		if (cfg->no_wakeup && !strcmp(wanted[i][1], "sched_wakeup"))
+			continue;
 		if ((r = enable_one(ti, wanted[i][0], wanted[i][1], err, errlen)))
 			return r;
+	}
 	/* osnoise and timerlat events (osnoise:timerlat_sample, irq_noise...)
 	 * where the kernel has the osnoise tracer. */
 	osn = tracefs_system_events(ti->root, "osnoise");
@@ -373,10 +379,16 @@ static int write_file(struct trace_instance *ti, const char *file, const char *v
 	return 0;
 }
 
-/* The stack at every local-timer interrupt of the measured CPUs: where the
- * CPU was when the interrupt came, so that an interrupt delayed by an
- * IRQs-off section names the function that turned them back on.  x86 only
- * (irq_vectors); refused elsewhere rather than silently recording nothing. */
+/* The stack at every local-timer interrupt of the measured CPUs that comes
+ * in a task: where the CPU was when the interrupt came, so that an
+ * interrupt delayed by an IRQs-off section names the function that turned
+ * them back on.  Not in the idle task (common_pid 0): the stack of the idle
+ * loop says nothing the idle exit does not (the kernel on this project's
+ * VM records none there anyway), and an idle CPU's timer interrupt is the
+ * timer probe's own routine wake-up, where unwinding would cost every
+ * sample several microseconds.  A kernel that refuses the trigger's filter
+ * gets the unfiltered trigger.  x86 only (irq_vectors); refused elsewhere
+ * rather than silently recording nothing. */
 static int enable_stacks(struct trace_instance *ti, char *err, size_t errlen)
 {
 	bool timer = false;
@@ -395,7 +407,11 @@ static int enable_stacks(struct trace_instance *ti, char *err, size_t errlen)
 		util_errf(err, errlen, "tracefs: too many events for --trace-stacks");
 		return -E2BIG;
 	}
-	if (tracefs_event_file_write(ti->inst, "irq_vectors", "local_timer_entry", "trigger",
+	ti->stacks_filtered =
+	    tracefs_event_file_write(ti->inst, "irq_vectors", "local_timer_entry", "trigger",
+				     "stacktrace if common_pid != 0") >= 0;
+	if (!ti->stacks_filtered &&
+	    tracefs_event_file_write(ti->inst, "irq_vectors", "local_timer_entry", "trigger",
 				     "stacktrace") < 0) {
 		int r = errno ? -errno : -EIO;
 
@@ -412,7 +428,8 @@ static int enable_stacks(struct trace_instance *ti, char *err, size_t errlen)
 	return 0;
 }
 
-static int configure(struct trace_instance *ti, char *err, size_t errlen)
+static int configure(struct trace_instance *ti, const struct trace_instance_config *cfg, char *err,
+		     size_t errlen)
 {
 	char cpus[1024];
 	int r;
@@ -437,7 +454,7 @@ static int configure(struct trace_instance *ti, char *err, size_t errlen)
 			  ti->name, ti->buffer_kb, strerror(-r));
 		return r;
 	}
-	if ((r = enable_events(ti, err, errlen)))
+	if ((r = enable_events(ti, cfg, err, errlen)))
 		return r;
 	return ti->stacks ? enable_stacks(ti, err, errlen) : 0;
 }
@@ -530,6 +547,141 @@ int trace_instance_check(const struct trace_instance *ti, char *what, size_t len
 		r = 0;
 	free(events);
 	return r;
+}
+
+static bool enabled(const struct trace_instance *ti, const char *event)
+{
+	for (unsigned i = 0; i < ti->nevents; i++)
+		if (!strcmp(ti->events[i], event))
+			return true;
+	return false;
+}
+
+static int cmp_tid(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* "FIELD is none of the tids": one clause per run of consecutive tids,
+ * (FIELD < a || FIELD > b), or FIELD != a for a run of one; the runs hold
+ * only the probes' own tids, so no other task can have a pid in them while
+ * the probes live.  Without the '!' operator, which older kernels lack. */
+static int not_tids(char *buf, size_t len, const char *field, const int32_t *sorted, size_t n)
+{
+	size_t off = 0, runs = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		int w;
+
+		while (j + 1 < n && sorted[j + 1] <= sorted[j] + 1)
+			j++;
+		if (++runs > TRACE_FILTER_RANGES)
+			return -E2BIG;
+		if (sorted[i] == sorted[j])
+			w = snprintf(buf + off, len - off, "%s%s != %d", off ? " && " : "", field,
+				     (int)sorted[i]);
+		else
+			w = snprintf(buf + off, len - off, "%s(%s < %d || %s > %d)",
+				     off ? " && " : "", field, (int)sorted[i], field,
+				     (int)sorted[j]);
+		if (w < 0 || (size_t)w >= len - off)
+			return -E2BIG;
+		off += (size_t)w;
+		i = j + 1;
+	}
+	return 0;
+}
+
+static int write_filter(struct trace_instance *ti, const char *event, const char *filter, char *err,
+			size_t errlen)
+{
+	char sys[TRACE_EVNAME_LEN], *name;
+	struct trace_filter *f;
+
+	if (!enabled(ti, event))
+		return 0;
+	if (ti->nfilters == TRACE_MAX_FILTERS) {
+		util_errf(err, errlen, "tracefs: too many filters");
+		return -E2BIG;
+	}
+	snprintf(sys, sizeof(sys), "%s", event);
+	name = strchr(sys, ':');
+	*name++ = '\0';
+	if (tracefs_event_file_write(ti->inst, sys, name, "filter", filter) < 0) {
+		int r = errno ? -errno : -EIO;
+
+		util_errf(err, errlen,
+			  "tracefs: cannot set the filter '%s' on %s in instance %s: %s", filter,
+			  event, ti->name, strerror(-r));
+		return r;
+	}
+	f = &ti->filters[ti->nfilters++];
+	snprintf(f->event, sizeof(f->event), "%s", event);
+	snprintf(f->filter, sizeof(f->filter), "%s", filter);
+	return 0;
+}
+
+int trace_instance_filter_probes(struct trace_instance *ti, const int32_t *tids, size_t n,
+				 char *err, size_t errlen)
+{
+	char next[TRACE_FILTER_LEN - 32], pid[TRACE_FILTER_LEN - 32], f[TRACE_FILTER_LEN];
+	int32_t *sorted = NULL;
+	int r = 0;
+
+	if (!ti->inst) {
+		util_errf(err, errlen, "tracefs: no instance to filter");
+		return -EINVAL;
+	}
+	if (n) {
+		sorted = malloc(n * sizeof(*sorted));
+		if (!sorted)
+			return -ENOMEM;
+		memcpy(sorted, tids, n * sizeof(*sorted));
+		qsort(sorted, n, sizeof(*sorted), cmp_tid);
+		if ((r = not_tids(next, sizeof(next), "next_pid", sorted, n)) ||
+		    (r = not_tids(pid, sizeof(pid), "pid", sorted, n))) {
+			util_errf(err, errlen,
+				  "tracefs: the probes' %zu threads make more than %d runs of "
+				  "consecutive tids: their events are not filtered",
+				  n, TRACE_FILTER_RANGES);
+			free(sorted);
+			return r;
+		}
+		free(sorted);
+	}
+	/* The exits are never used (attrib.c names the state being left from
+	 * the entry before it); each is on the wake-up path of an idle CPU. */
+	if ((r = write_filter(ti, "power:cpu_idle", "state != 4294967295", err, errlen)))
+		return r;
+	if (!n)
+		return 0;
+	snprintf(f, sizeof(f), "prev_pid != 0 || (%s)", next);
+	if ((r = write_filter(ti, "sched:sched_switch", f, err, errlen)))
+		return r;
+	/* The probe's sched_waking stays: the one anchor of a wake-up from
+	 * idle (its IRQ latency), and of the thread latency when a task woken
+	 * with it runs first.  Its sched_wakeup (round trips enable it) adds
+	 * nothing to that. */
+	snprintf(f, sizeof(f), "common_pid != 0 || (%s)", pid);
+	if ((r = write_filter(ti, "sched:sched_wakeup", f, err, errlen)))
+		return r;
+	if ((r = write_filter(ti, "irq_vectors:local_timer_entry", "common_pid != 0", err,
+			      errlen)) ||
+	    (r = write_filter(ti, "irq_vectors:local_timer_exit", "common_pid != 0", err, errlen)))
+		return r;
+	return 0;
+}
+
+const char *trace_instance_filter_of(const struct trace_instance *ti, const char *event)
+{
+	for (unsigned i = 0; i < ti->nfilters; i++)
+		if (!strcmp(ti->filters[i].event, event))
+			return ti->filters[i].filter;
+	return NULL;
 }
 
 /* A name no one can predict: 64 random bits after the pid, so that runs
@@ -631,7 +783,7 @@ int trace_instance_create(struct trace_instance *ti, const struct trace_instance
 		lock_release(&ti->owner);
 		goto fail;
 	}
-	if ((r = configure(ti, err, errlen))) {
+	if ((r = configure(ti, cfg, err, errlen))) {
 		char e2[8];
 
 		trace_instance_destroy(ti, e2, sizeof(e2));
@@ -698,6 +850,18 @@ int trace_instance_destroy(struct trace_instance *ti, char *err, size_t errlen)
 int trace_instance_check(const struct trace_instance *ti, char *what, size_t len)
 {
 	return 0;
+}
+
+int trace_instance_filter_probes(struct trace_instance *ti, const int32_t *tids, size_t n,
+				 char *err, size_t errlen)
+{
+	util_errf(err, errlen, "%s", TRACE_NOT_BUILT);
+	return -ENOTSUP;
+}
+
+const char *trace_instance_filter_of(const struct trace_instance *ti, const char *event)
+{
+	return NULL;
 }
 
 #endif

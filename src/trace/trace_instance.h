@@ -53,9 +53,23 @@ struct trace_instance_config {
 	struct cpuset cpus; /* the measured CPUs: the instance's tracing_cpumask */
 	unsigned buffer_kb; /* ring buffer per CPU; 0: TRACE_DEFAULT_BUFFER_KB */
 	/* --trace-stacks: a stacktrace trigger on irq_vectors:local_timer_entry,
-	 * so that each local-timer interrupt records the stack it interrupted
-	 * (the ftrace:kernel_stack event, added to events) */
+	 * so that each local-timer interrupt that comes in a task records the
+	 * stack it interrupted (the ftrace:kernel_stack event, added to events) */
 	bool stacks;
+	/* Leave out timer:hrtimer_expire_entry/exit: a run's timer probe fires
+	 * them at every wake-up, and the analysis anchors on its sched_waking
+	 * (docs/ARCHITECTURE.md, the flight recorder's cost) */
+	bool no_hrtimer;
+	/* Leave out sched:sched_wakeup: only round-trip probes need it */
+	bool no_wakeup;
+};
+
+/* The filters trace_instance_filter_probes wrote, for the report. */
+#define TRACE_MAX_FILTERS 8
+#define TRACE_FILTER_LEN 1024
+struct trace_filter {
+	char event[TRACE_EVNAME_LEN]; /* "sched:sched_switch" */
+	char filter[TRACE_FILTER_LEN];
 };
 
 struct trace_instance {
@@ -65,14 +79,17 @@ struct trace_instance {
 	bool mounted;	     /* create mounted it: destroy unmounts it */
 	struct cpuset cpus;
 	unsigned buffer_kb;
-	int stale_removed; /* instances of dead rtsoak processes create removed */
-	bool stacks;	   /* the stacktrace trigger is set */
-	unsigned nevents;  /* the events enabled, "sched:sched_switch" ... */
+	int stale_removed;    /* instances of dead rtsoak processes create removed */
+	bool stacks;	      /* the stacktrace trigger is set */
+	bool stacks_filtered; /* ... only for interrupts that come in a task */
+	unsigned nevents;     /* the events enabled, "sched:sched_switch" ... */
 	char events[TRACE_MAX_EVENTS][TRACE_EVNAME_LEN];
 	struct lock owner; /* the owner record, held while the instance exists */
 	/* CLOCK_MONOTONIC of this process's time namespace minus the trace
 	 * clock's (the host's): /proc/self/timens_offsets, 0 outside one */
 	int64_t mono_offset_ns;
+	unsigned nfilters; /* trace_instance_filter_probes */
+	struct trace_filter filters[TRACE_MAX_FILTERS];
 	/* What start left in the instance, for trace_instance_check. */
 	bool started;
 	char want_kb[64], want_mask[256], want_events[TRACE_MAX_EVENTS * TRACE_EVNAME_LEN];
@@ -92,6 +109,29 @@ int trace_instance_start(struct trace_instance *ti, char *err, size_t errlen)
 /* Tracing off, the instance removed, tracefs unmounted if create mounted
  * it.  Safe to call twice and on a zeroed struct.  0 or -errno with err. */
 int trace_instance_destroy(struct trace_instance *ti, char *err, size_t errlen);
+
+/* Drop the timer probes' own routine events (issue 31): their threads
+ * tids[0..n) exist now.  Each event a timer probe's wake-up from idle fires
+ * costs it latency, recorded or not (a filtered event still costs a third
+ * of a recorded one, docs/BENCHMARKS.md); what the filters keep is
+ * everything that is not that wake-up:
+ *   sched_switch       all but the switches from idle (prev_pid 0) to a probe
+ *   sched_wakeup       all but a probe woken in idle's context (its timer
+ *                      interrupt on an idle CPU; sched_waking keeps it)
+ *   local_timer_entry/exit  those that interrupt a task (not the idle task)
+ *   cpu_idle           the entries (the exits, state 4294967295, are unused)
+ * so the probe's wake-up from idle leaves one event, its waking, and
+ * anything else that ran, interrupted or was woken on the CPU is recorded
+ * as before.  The analysis knows it (attrib.h, idle_unrecorded).  n == 0:
+ * only cpu_idle's.
+ * 0, or -errno with err (the filters already written stay: the instance
+ * records more, never less).  Tids that are not consecutive make one range
+ * each; more than TRACE_FILTER_RANGES ranges is -E2BIG (nothing written). */
+#define TRACE_FILTER_RANGES 24
+int trace_instance_filter_probes(struct trace_instance *ti, const int32_t *tids, size_t n,
+				 char *err, size_t errlen) __attribute__((warn_unused_result));
+/* The filter written on "system:event", or NULL. */
+const char *trace_instance_filter_of(const struct trace_instance *ti, const char *event);
 
 /* Has anyone changed the instance since start (tracing_on, trace_clock,
  * buffer_size_kb, tracing_cpumask, the events enabled) or removed it?

@@ -89,6 +89,7 @@ struct cpu_ring {
 	uint64_t base_seq;     /* sequence number of ev[head] */
 	uint64_t hrt_open;     /* seq + 1 of an hrtimer_wakeup entry awaiting its waking, or 0 */
 	uint64_t events, lost, lost_unknown, stats_base;
+	uint64_t idle_entries; /* power:cpu_idle entries (not exits) consumed */
 	uint64_t newest, drained_at;
 	bool evicted; /* some event was dropped (time or count) */
 	int32_t last_irq;
@@ -103,7 +104,8 @@ struct trace_recorder {
 	struct kbuffer *kbuf;
 	void *page;
 	int page_size;
-	unsigned max_pages; /* per CPU per poll: a bound on one poll's time */
+	unsigned max_pages;  /* per CPU per poll: a bound on one poll's time */
+	unsigned poll_pages; /* the most pages one CPU gave in the last poll */
 	uint64_t window_ns;
 	unsigned ncpu;
 	struct cpu_ring *cpus;
@@ -805,6 +807,7 @@ static bool convert(struct trace_recorder *rec, struct cpu_ring *c, const void *
 	case C_IDLE:
 		blank(e, ts, c->cpu, TEV_IDLE);
 		e->arg = (uint32_t)field_u(d->f[0], data, size);
+		c->idle_entries += e->arg != TEV_IDLE_EXIT;
 		break;
 	case C_NMI: {
 		int64_t dns;
@@ -841,8 +844,9 @@ static int poll_cpu(struct trace_recorder *rec, struct cpu_ring *c, char *err, s
 {
 	uint64_t start = now_ns();
 	int added = 0;
+	unsigned pages;
 
-	for (unsigned pages = 0; pages < rec->max_pages; pages++) {
+	for (pages = 0; pages < rec->max_pages; pages++) {
 		unsigned long long ts;
 		void *data;
 		int n, missed;
@@ -881,6 +885,8 @@ static int poll_cpu(struct trace_recorder *rec, struct cpu_ring *c, char *err, s
 		}
 		ring_trim(c, rec->window_ns);
 	}
+	if (pages > rec->poll_pages)
+		rec->poll_pages = pages;
 	return added;
 }
 
@@ -888,6 +894,7 @@ int trace_recorder_poll(struct trace_recorder *rec, char *err, size_t errlen)
 {
 	int total = 0;
 
+	rec->poll_pages = 0;
 	for (unsigned i = 0; i < rec->ncpu; i++) {
 		int r = poll_cpu(rec, &rec->cpus[i], err, errlen);
 
@@ -997,7 +1004,8 @@ int trace_recorder_last(const struct trace_recorder *rec, int cpu, uint64_t befo
 
 		if (e->type == TEV_LOST)
 			return 0; /* what ran after it is not known */
-		if (e->type == type) {
+		/* an idle exit names no state: the entry before it does */
+		if (e->type == type && !(type == TEV_IDLE && e->arg == TEV_IDLE_EXIT)) {
 			*out = *e;
 			return 1;
 		}
@@ -1026,6 +1034,19 @@ int trace_recorder_stats(struct trace_recorder *rec, int cpu, uint64_t *events, 
 size_t trace_recorder_memory(const struct trace_recorder *rec)
 {
 	return rec->memory;
+}
+
+uint64_t trace_recorder_idle_entries(const struct trace_recorder *rec, int cpu)
+{
+	const struct cpu_ring *c = ring_of(rec, cpu);
+
+	return c ? c->idle_entries : 0;
+}
+
+void trace_recorder_fill(const struct trace_recorder *rec, unsigned *pages, unsigned *ring)
+{
+	*pages = rec->poll_pages;
+	*ring = rec->max_pages - 1;
 }
 
 void trace_recorder_stack_cost(const struct trace_recorder *rec, struct trace_stack_cost *out)
@@ -1081,6 +1102,16 @@ uint64_t trace_recorder_horizon(const struct trace_recorder *rec, int cpu)
 size_t trace_recorder_memory(const struct trace_recorder *rec)
 {
 	return 0;
+}
+
+uint64_t trace_recorder_idle_entries(const struct trace_recorder *rec, int cpu)
+{
+	return 0;
+}
+
+void trace_recorder_fill(const struct trace_recorder *rec, unsigned *pages, unsigned *ring)
+{
+	*pages = *ring = 0;
 }
 
 void trace_recorder_stack_cost(const struct trace_recorder *rec, struct trace_stack_cost *out)

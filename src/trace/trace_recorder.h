@@ -71,11 +71,13 @@ long trace_recorder_window(const struct trace_recorder *rec, int cpu, uint64_t f
 
 /* The last event of `type` on `cpu` before `before`, still held, into
  * *out: 1, or 0 when there is none within TRACE_LAST_SCAN events back or a
- * TEV_LOST comes first; -EINVAL for a CPU not traced.  The state of the CPU
- * at a window's start: on an idle CPU the switch into idle (TEV_SWITCH) and
- * the entry into an idle state (TEV_IDLE) lie a whole sleep before the
- * wake-up, outside the analysis window, and this kernel never traces the
- * switch out of idle. */
+ * TEV_LOST comes first; -EINVAL for a CPU not traced.  For TEV_IDLE the last
+ * entry into an idle state (an exit, TEV_IDLE_EXIT, names none: the CPU
+ * that left idle and went back without a new entry traced is in the state
+ * it last entered).  The state of the CPU at a window's start: on an idle
+ * CPU the switch into idle (TEV_SWITCH) and the entry into an idle state
+ * (TEV_IDLE) lie a whole sleep before the wake-up, outside the analysis
+ * window, and some kernels never trace the switch out of idle. */
 #define TRACE_LAST_SCAN 8192u
 int trace_recorder_last(const struct trace_recorder *rec, int cpu, uint64_t before,
 			enum trace_ev_type type, struct trace_ev *out);
@@ -93,6 +95,14 @@ int trace_recorder_stats(struct trace_recorder *rec, int cpu, uint64_t *events, 
  * 0 before anything is known.  A spike's window [from, to] is complete
  * once the horizon is >= to. */
 uint64_t trace_recorder_horizon(const struct trace_recorder *rec, int cpu);
+
+/* power:cpu_idle entries (not exits) consumed on `cpu` since create: 0
+ * where the kernel names no idle state there (no event fires). */
+uint64_t trace_recorder_idle_entries(const struct trace_recorder *rec, int cpu);
+
+/* How full the kernel's rings got: the most sub-buffer pages one CPU gave
+ * in the last poll, and the pages of a CPU's ring (buffer_kb). */
+void trace_recorder_fill(const struct trace_recorder *rec, unsigned *pages, unsigned *ring);
 
 /* Memory the recorder allocated (rings and buffers), not counting
  * libtraceevent's parsed formats and symbols. */

@@ -221,7 +221,9 @@ ok $? "the net spikes' contributors name softirqs or tasks ($nspk spikes; $kinds
 # the test's own instance, beside rtsoak's, records power:cpu_idle on
 # CPU 1 during the run (state=4294967295 is the exit, not counted).
 drv=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)
-# Every wake-up is a logged spike (5 us threshold).  The idle share is
+# An idle exit's state is the last cpu_idle entry's before its window (an
+# exit names none); only events lost by rtsoak's recorder on CPU 1 can make
+# it unknowable.  Every wake-up is a logged spike (5 us threshold).  The idle share is
 # over the command's whole wall time (set-up and tear-down included).
 idle_of() { awk '$1 == "cpu1" { print $5 }' /proc/stat; }
 I=$T/instances/ta-idle-$$
@@ -245,11 +247,14 @@ contribs = [c for t in a["top"] for c in t["contributors"]]
 idle_names = [c["cause"] for c in a["causes"] if c["kind"] == "idle"] + \
     ["idle:?" if c["id"] in (None, 4294967295) else "idle:%d" % c["id"] for c in contribs if c["kind"] == "idle"]
 bad_task = [c for c in contribs if c["kind"] == "task" and (c.get("pid") == 0 or c["name"].startswith("swapper"))]
-bad_state = [n for n in idle_names if (n != "idle:?") != named]
+# named from the last cpu_idle entry before each window; unknowable only
+# where rtsoak's recorder lost events on the CPU (the verdict says so)
+lost = sum(c["lost"] for c in r["attribution"]["cpus"] if c["cpu"] == 1)
+bad_state = [n for n in idle_names if (n != "idle:?") != named and not (n == "idle:?" and lost)]
 ok = a["spikes"] >= 100 and a["attributed"] * 100 >= a["spikes"] * 95 and not bad_task and not bad_state \
     and (idle_names or not idle)
-print("ok" if ok else "bad", "spikes %d attributed %d; idle exits %d (%s); idle task as a task %d; wrong state naming %s; causes %s" % (
-    a["spikes"], a["attributed"], len(idle_names), sorted(set(idle_names)), len(bad_task), bad_state[:3],
+print("ok" if ok else "bad", "spikes %d attributed %d; idle exits %d (%s); idle task as a task %d; wrong state naming %s; events lost %d; causes %s" % (
+    a["spikes"], a["attributed"], len(idle_names), sorted(set(idle_names)), len(bad_task), bad_state[:3], lost,
     [(c["cause"], c["spikes"]) for c in a["causes"][:4]]))
 EOF
 diag "$(cat idle.check)"
