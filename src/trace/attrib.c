@@ -433,50 +433,6 @@ static void fix_plan(struct sweep *s, size_t at, int32_t cur)
 	s->fix_after = end;
 }
 
-/* The probe's hrtimer expiry: the last hrtimer_expire_entry in [deadline,
- * wake] that names the probe, or whose next wake-up (before the timer's
- * exit) is the probe's.  The last: the probe arms one timer at a time, so
- * the one that ended this sleep is the last before the clock read; after a
- * long stall the probe wakes for each missed deadline in turn, and the
- * window of a later one holds the expiries of the earlier ones too.
- * *irq_start: where the IRQ around it began. */
-static const struct trace_ev *find_expiry(const struct attrib_input *in, uint64_t *irq_start)
-{
-	const struct trace_ev *found = NULL;
-	uint64_t vec_open = NONE;
-
-	for (size_t i = 0; i < in->nev; i++) {
-		const struct trace_ev *e = &in->ev[i];
-
-		if (!mine(in, e))
-			continue;
-		if (e->type == TEV_VECTOR_ENTRY)
-			vec_open = e->ts;
-		else if (e->type == TEV_VECTOR_EXIT)
-			vec_open = NONE;
-		if (e->type != TEV_HRTIMER_ENTRY || e->ts < in->deadline_ns)
-			continue;
-		bool hit = e->pid == in->probe_tid;
-		for (size_t j = i + 1; !hit && e->pid < 0 && j < in->nev; j++) {
-			const struct trace_ev *n = &in->ev[j];
-
-			if (!mine(in, n))
-				continue;
-			if (n->type == TEV_HRTIMER_EXIT || n->type == TEV_HRTIMER_ENTRY)
-				break;
-			if (n->type == TEV_WAKING || n->type == TEV_WAKEUP) {
-				hit = n->pid == in->probe_tid;
-				break;
-			}
-		}
-		if (hit) {
-			found = e;
-			*irq_start = vec_open != NONE ? vec_open : e->ts;
-		}
-	}
-	return found;
-}
-
 /* Where the IRQ around event `at` began: the last vector entry before it
  * not closed since, else the event itself. */
 static uint64_t vector_open_at(const struct attrib_input *in, const struct trace_ev *at)
@@ -494,6 +450,45 @@ static uint64_t vector_open_at(const struct attrib_input *in, const struct trace
 			vec_open = NONE;
 	}
 	return vec_open != NONE ? vec_open : at->ts;
+}
+
+/* The probe's hrtimer expiry: the last hrtimer_expire_entry in [deadline,
+ * wake] that names the probe, or whose next wake-up (before the timer's
+ * exit) is the probe's.  The last: the probe arms one timer at a time, so
+ * the one that ended this sleep is the last before the clock read; after a
+ * long stall the probe wakes for each missed deadline in turn, and the
+ * window of a later one holds the expiries of the earlier ones too.
+ * *irq_start: where the IRQ around it began. */
+static const struct trace_ev *find_expiry(const struct attrib_input *in, uint64_t *irq_start)
+{
+	const struct trace_ev *found = NULL;
+
+	for (size_t i = 0; i < in->nev; i++) {
+		const struct trace_ev *e = &in->ev[i];
+
+		if (!mine(in, e))
+			continue;
+		if (e->type != TEV_HRTIMER_ENTRY || e->ts < in->deadline_ns)
+			continue;
+		bool hit = e->pid == in->probe_tid;
+		for (size_t j = i + 1; !hit && e->pid < 0 && j < in->nev; j++) {
+			const struct trace_ev *n = &in->ev[j];
+
+			if (!mine(in, n))
+				continue;
+			if (n->type == TEV_HRTIMER_EXIT || n->type == TEV_HRTIMER_ENTRY)
+				break;
+			if (n->type == TEV_WAKING || n->type == TEV_WAKEUP) {
+				hit = n->pid == in->probe_tid;
+				break;
+			}
+		}
+		if (hit)
+			found = e;
+	}
+	if (found)
+		*irq_start = vector_open_at(in, found);
+	return found;
 }
 
 /* The task on the CPU after the window's last switch: the idle task (0),
