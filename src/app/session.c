@@ -276,7 +276,8 @@ static int series_start(struct session *s)
 	const struct run_config *cfg = s->cfg;
 
 	s->series = calloc(s->nthreads, sizeof(*s->series));
-	if (!s->series)
+	s->qwork = calloc(1, sizeof(*s->qwork));
+	if (!s->series || !s->qwork)
 		return -ENOMEM;
 	for (unsigned i = 0; i < s->nthreads; i++)
 		if (series_init(&s->series[i], s->threads[i].feed, cfg->series_ns,
@@ -329,8 +330,11 @@ out:
 /* Housekeeping tick: move what the probes closed into the series. */
 static void series_tick(struct session *s, uint64_t now)
 {
-	for (unsigned i = 0; i < s->nthreads; i++)
+	for (unsigned i = 0; i < s->nthreads; i++) {
 		(void)series_drain(&s->series[i]); /* ENOMEM: the ring keeps it for later */
+		/* ENOMEM: the samples go to the next quantile interval */
+		(void)series_quant_tick(&s->series[i], now - s->t0, s->qwork);
+	}
 	if (!s->thresholds_set && now - s->t0 >= s->auto_threshold_ns)
 		series_auto_thresholds(s, now - s->t0);
 }
@@ -394,6 +398,10 @@ static int wait_for_end(struct session *s, struct report *r)
 			until = next_checkpoint;
 		if (next_prom < until)
 			until = next_prom;
+		/* Just after a quantile interval's end: the snapshot's samples
+		 * are then that interval's (series.h). */
+		if (s->nthreads && t0 + series_quant_due_ns(&s->series[0]) < until)
+			until = t0 + series_quant_due_ns(&s->series[0]);
 		/* --trace: the kernel's per-CPU buffers hold about a quarter of a
 		 * second of a busy CPU's events; read them every 20 ms. */
 		uint64_t tick = (s->trace ? 20 : 100) * NSEC_PER_MSEC;
@@ -443,6 +451,7 @@ static void free_threads(struct session *s)
 			series_free(&s->series[i]);
 	}
 	free(s->series);
+	free(s->qwork);
 	free(s->threads);
 }
 
@@ -776,7 +785,8 @@ static void wind_down(struct session *s, struct report *r)
 
 	stop_families(s);
 	for (unsigned i = 0; i < s->nthreads; i++)
-		if (series_flush(&s->series[i]) < 0)
+		if (series_flush(&s->series[i]) < 0 ||
+		    series_quant_flush(&s->series[i], s->qwork) < 0)
 			report_warn(r,
 				    "out of memory: the time series of %s on CPU %d is incomplete",
 				    s->threads[i].pc->results[0], s->threads[i].cpu);
