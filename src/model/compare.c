@@ -17,8 +17,10 @@
 #include "stats.h"
 #include "util.h"
 
-const char *const compare_verdict_name[] = { "same", "better", "worse", "untested", "mixed" };
-const char *const compare_method_name[] = { "intervals", "rounds", "order", "runs", "none" };
+const char *const compare_verdict_name[] = { "same",  "better", "worse",
+					     "untested", "mixed", "no verdict" };
+const char *const compare_method_name[] = { "intervals", "rounds", "order",
+					    "runs",	 "none",   "blocks" };
 
 const char *const compare_stat_name[COMPARE_NSTATS] = {
 	"count", "min", "mean", "p50", "p90", "p99", "p99.9", "p99.99", "p99.999", "max", "missed",

@@ -51,6 +51,10 @@ enum compare_verdict {
 	COMPARE_WORSE,	  /* B higher */
 	COMPARE_UNTESTED, /* not enough data (no samples, no histogram, too few units) */
 	COMPARE_MIXED,	  /* one judged statistic better, another worse */
+	/* The evidence cannot separate A from B (issue 30): too few blocks, a
+	 * run that drifts, or blocks that spread more than the shift; never
+	 * better or worse.  Printed "no verdict". */
+	COMPARE_NO_VERDICT,
 };
 
 enum compare_method {
@@ -59,7 +63,14 @@ enum compare_method {
 	COMPARE_BY_ORDER,     /* order-statistic CI of a percentile, samples taken as independent */
 	COMPARE_BY_RUNS,      /* per-run values (several runs a side) */
 	COMPARE_BY_NOTHING,
+	COMPARE_BY_BLOCKS, /* per-interval quantiles of the time series, in blocks */
 };
+
+/* Fewer intervals (or blocks) a side than this: no verdict (issue 30). */
+#define COMPARE_MIN_BLOCKS 6
+/* A single run drifts when the rank correlation of its blocks with their
+ * order has a two-sided p below this (compare_verdict.c, separable). */
+#define COMPARE_RUN_DRIFT_ALPHA 0.05
 
 /* The statistics a table row and a --fail-if limit can name. */
 enum compare_stat {
@@ -101,7 +112,7 @@ struct compare_value {
  * named, `stat` what was tested. */
 struct compare_judgement {
 	enum compare_stat asked, stat;
-	enum compare_verdict verdict; /* SAME, BETTER, WORSE or UNTESTED */
+	enum compare_verdict verdict; /* SAME, BETTER, WORSE, UNTESTED or NO_VERDICT */
 	enum compare_method method;
 	/* Shift of B against A in ns, its CI, p-value (-1: none, the
 	 * intervals decide), and the units used. */
@@ -116,6 +127,12 @@ struct compare_judgement {
 	double ref_ns;	  /* A's typical unit value: the base of % effects and % limits */
 	double effect_ns; /* the --min-effect that applied: max(ns, pct of ref_ns) */
 	char note[112];	  /* why untested, no practical difference, or what a method assumed */
+	/* Series methods (intervals, blocks): the larger of the two runs'
+	 * interquartile range of their blocks, and the larger trend within a
+	 * run (second half's median - first half's, drift_side 'A' or 'B',
+	 * Spearman p; drift_p 1 and drift_ns 0: none significant). */
+	double spread_ns, drift_ns, drift_p;
+	char drift_side;
 };
 
 /* A trend over an arm's rounds (rtsoak ab). */
@@ -287,6 +304,8 @@ const struct compare_judgement *compare_judged(const struct compare_match *m,
  * its two-sided p: exact by enumerating the orders for n <= 8, the normal
  * approximation above.  n < 3: rho 0, p 1. */
 void compare_spearman(const double *x, size_t n, double *rho, double *p);
+/* The same over all n values (exact up to 8, normal approximation above). */
+void compare_trend(const double *x, size_t n, double *rho, double *p);
 
 /* The match's name for a person: "PROBE cpu N (PHASE)" or "PROBE all CPUs
  * (PHASE)", names escaped (util_escape: they come from files), cut to len. */
