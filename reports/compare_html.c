@@ -31,8 +31,8 @@
 
 /* The same words as the terminal table and the JSON (compare_text.c), as CSS
  * classes (no blank). */
-static const char *const verdict_class[] = { "same",  "better", "worse",
-					     "untested", "mixed", "noverdict" };
+static const char *const verdict_class[] = { "same",	 "better", "worse",
+					     "untested", "mixed",  "noverdict" };
 
 /* Hues of A and B in every overlay. */
 #define HUE_A 215
@@ -125,8 +125,8 @@ static void put_head(struct cpage *cp)
 		worse += c->m[i].verdict == COMPARE_WORSE;
 		better += c->m[i].verdict == COMPARE_BETTER;
 		/* mixed counts in neither: the page says mixed in its row */
-		tested += c->m[i].verdict != COMPARE_UNTESTED &&
-			  c->m[i].verdict != COMPARE_NO_VERDICT;
+		tested +=
+		    c->m[i].verdict != COMPARE_UNTESTED && c->m[i].verdict != COMPARE_NO_VERDICT;
 	}
 	for (size_t l = 0; l < cp->nlimits; l++)
 		for (size_t i = 0; i < c->n; i++) {
@@ -239,7 +239,8 @@ static void method_cell(struct cpage *cp, const struct compare_match *m)
 		case COMPARE_BY_BLOCKS:
 			svg_span(u, sizeof(u), j->unit_ns);
 			fprintf(f, "%zu vs %zu %s of %s blocks", j->na, j->nb,
-				j->method == COMPARE_BY_BLOCKS ? "per-interval quantiles" : "maxima",
+				j->method == COMPARE_BY_BLOCKS ? "per-interval quantiles"
+							       : "maxima",
 				u);
 			if (j->p >= 0)
 				fprintf(f, ", Mann-Whitney U p %.2g", j->p);

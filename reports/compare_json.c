@@ -42,7 +42,8 @@ static json_t *judgement_json(const struct compare_judgement *j)
 	    num_or_null(test && j->ci, j->hi_ns), "p", num_or_null(test && j->p >= 0, j->p),
 	    "units_a", (json_int_t)j->na, "units_b", (json_int_t)j->nb, "unit_ns",
 	    series ? json_integer((json_int_t)j->unit_ns) : json_null(), "min_effect_ns",
-	    num_or_null(test, j->effect_ns), "note", j->note[0] ? json_string(j->note) : json_null());
+	    num_or_null(test, j->effect_ns), "note",
+	    j->note[0] ? json_string(j->note) : json_null());
 	/* the series methods' yardsticks (issue 30): what one run a side can
 	 * and cannot separate */
 	if (o && series && test) {

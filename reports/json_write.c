@@ -305,8 +305,7 @@ static int put_series(FILE *f, const struct report_series *rs, bool logged)
 	/* Per-interval quantiles (issue 30); in a summary they are in the log. */
 	if (!logged && rs->nquant) {
 		static const char *const key[SERIES_NQ] = { "p50_ns", "p99_ns", "p99_9_ns" };
-		fprintf(f,
-			",\"quantiles\":{\"interval_ns\":%" PRIu64 ",\"merged\":%s,\"n\":%zu,",
+		fprintf(f, ",\"quantiles\":{\"interval_ns\":%" PRIu64 ",\"merged\":%s,\"n\":%zu,",
 			rs->quant_interval_ns, rs->quant_merged ? "true" : "false", rs->nquant);
 		PUT_COLUMN(f, "count", rs->quant, rs->nquant, count);
 		for (unsigned k = 0; k < SERIES_NQ; k++) {

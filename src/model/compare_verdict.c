@@ -936,7 +936,8 @@ static void overall(struct compare_match *m, const struct compare_opts *o)
 	 * separated leaves it open, and so does an untested one. */
 	if (better[0] && worse[0]) {
 		m->verdict = COMPARE_MIXED;
-		snprintf(m->reason, sizeof(m->reason), "%s better, %s worse%s", better, worse, open_);
+		snprintf(m->reason, sizeof(m->reason), "%s better, %s worse%s", better, worse,
+			 open_);
 	} else if (better[0] || worse[0]) {
 		m->verdict = better[0] ? COMPARE_BETTER : COMPARE_WORSE;
 		snprintf(m->reason, sizeof(m->reason), "%s %s%s", better[0] ? better : worse,
@@ -1063,8 +1064,8 @@ int compare_judge_runs(struct compare_match *m, const struct comparison *c, bool
 					    "not this: order statistics, optimistic");
 	}
 	m->method = by_max || by_blocks ? COMPARE_BY_INTERVALS
-		    : n_order		 ? COMPARE_BY_ORDER
-					 : COMPARE_BY_NOTHING;
+		    : n_order		? COMPARE_BY_ORDER
+					: COMPARE_BY_NOTHING;
 	if (m->method == COMPARE_BY_NOTHING)
 		snprintf(m->note, sizeof(m->note), "%s", m->j[0].note);
 	else if (m->method == COMPARE_BY_ORDER)

@@ -20,8 +20,12 @@
 
 /* Type 2 (issue 30) is type 1 with each series' quantiles after its
  * counters; the reader takes both. */
-enum { SERIESLOG_CHECKPOINT = 1, SERIESLOG_CHECKPOINT_Q = 2, SERIESLOG_RESET = 1,
-       SERIESLOG_MERGED = 2 };
+enum {
+	SERIESLOG_CHECKPOINT = 1,
+	SERIESLOG_CHECKPOINT_Q = 2,
+	SERIESLOG_RESET = 1,
+	SERIESLOG_MERGED = 2
+};
 
 /* ------------------------------------------------------------ bytes -- */
 
@@ -219,7 +223,8 @@ static int put_series(struct lbuf *b, struct serieslog_mark *mk, const struct re
 	size_t qfirst = qreset || !mk->nquant ? 0 : mk->nquant - 1;
 	size_t qm = rs->nquant > qfirst ? rs->nquant - qfirst : 0;
 	rc |= put_u64(b, rs->quant_interval_ns);
-	rc |= put_u64(b, (qreset ? SERIESLOG_RESET : 0) | (rs->quant_merged ? SERIESLOG_MERGED : 0));
+	rc |=
+	    put_u64(b, (qreset ? SERIESLOG_RESET : 0) | (rs->quant_merged ? SERIESLOG_MERGED : 0));
 	rc |= put_u64(b, qfirst);
 	rc |= put_u64(b, qm);
 	for (size_t i = qfirst; i < qfirst + qm; i++) {

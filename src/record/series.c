@@ -340,7 +340,8 @@ static void quant_of_range(const struct histogram *h, unsigned lo, unsigned hi,
 	out->count = sat32(total);
 	for (unsigned i = 0; i < SERIES_NQ; i++) {
 		/* nearest rank, as histogram_percentile */
-		long double r = ceill((long double)series_quant_pct[i] / 100.0L * (long double)total);
+		long double r =
+		    ceill((long double)series_quant_pct[i] / 100.0L * (long double)total);
 		rank[i] = r < 1 ? 1 : (uint64_t)r;
 		out->q[i] = SERIES_QUANT_NONE;
 	}
