@@ -44,10 +44,17 @@
 # SINGLE_LENGTH 10s, SINGLE_INTERVAL 500us, SINGLE_LOAD
 # spike:period=400ms:burst=3ms, SINGLE_OPTS extra run options; ~5 minutes)
 # and SECTIONS=lab (LAB_PAIRS 10, LAB_POWER_PAIRS 10, LAB_LENGTH 3s,
-# LAB_LOAD spike:period=37.013ms:burst=60us: a period that walks through the
-# 500 us probe interval, a commensurate one aliases in the deterministic lab;
-# LAB_OPTS "--interval 500us --series-interval 100ms"; ~6 minutes, the guest
-# built: tests/vm).
+# LAB_LOAD spike:period=37.309ms:burst=60us, LAB_OPTS "--interval 500us
+# --series-interval 375ms"; ~3 minutes, the guest built: tests/vm).  The lab
+# is deterministic, so the load's period decides which wake-ups its bursts
+# hit: a 60 us burst covers a 500 us wake-up when their phases meet (12 % of
+# bursts), and the phase moves by the period's remainder against 500 us at
+# every burst.  A round remainder (37.1 ms: 100 us) aliases, hitting always
+# or never; a small one (37.013 ms: 13 us) walks so slowly that the hits come
+# in clusters every 500/13 bursts (1.42 s), two or three a 3 s run, which no
+# block of a single run holds twice; 309 us (0.618 x 500) spreads them
+# evenly, about one every 8 bursts (0.3 s), so a 375 ms block nearly always
+# holds one (docs/BENCHMARKS.md, issue 30).
 ME=verdict-calibration
 . "$(dirname "$0")/lib.sh"
 
@@ -88,8 +95,8 @@ SINGLE_OPTS=${SINGLE_OPTS:-}
 LAB_PAIRS=${LAB_PAIRS:-10}
 LAB_POWER_PAIRS=${LAB_POWER_PAIRS:-10}
 LAB_LENGTH=${LAB_LENGTH:-3s}
-LAB_LOAD=${LAB_LOAD:-spike:period=37.013ms:burst=60us}
-LAB_OPTS=${LAB_OPTS:---interval 500us --series-interval 100ms}
+LAB_LOAD=${LAB_LOAD:-spike:period=37.309ms:burst=60us}
+LAB_OPTS=${LAB_OPTS:---interval 500us --series-interval 375ms}
 SECTIONS=${SECTIONS:-aa ab power runs}
 section() { [[ " $SECTIONS " == *" $1 "* ]]; }
 [[ -w $NOOP_FILE ]] || missing "NOOP_FILE=$NOOP_FILE is not a writable file"

@@ -212,7 +212,7 @@ static void shift_cell(struct cpage *cp, const struct compare_judgement *m)
 		compare_verdict_name[m->verdict]);
 	if (m->verdict != COMPARE_UNTESTED)
 		fprintf(f, "%s ", compare_verdict_name[m->verdict]);
-	if (m->verdict == COMPARE_UNTESTED)
+	if (!compare_judgement_tested(m))
 		fputs("–", f);
 	else if (m->ci)
 		fprintf(f, "%+.1f µs (%+.1f … %+.1f)", m->shift_ns / 1000.0, m->lo_ns / 1000.0,

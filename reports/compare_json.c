@@ -29,10 +29,8 @@ static json_t *side_json(const char *path, const struct report *r)
 
 static json_t *judgement_json(const struct compare_judgement *j)
 {
-	bool tested = j->verdict != COMPARE_UNTESTED;
 	bool series = j->method == COMPARE_BY_INTERVALS || j->method == COMPARE_BY_BLOCKS;
-	/* a no verdict for too few blocks has no test: p < 0 */
-	bool test = tested && (j->verdict != COMPARE_NO_VERDICT || j->p >= 0);
+	bool test = compare_judgement_tested(j);
 	json_t *o = json_pack(
 	    "{s:s, s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o}", "statistic",
 	    compare_stat_name[j->stat], "asked", compare_stat_name[j->asked], "verdict",

@@ -190,7 +190,7 @@ static void shift_parts(char *sh, size_t shlen, char *ci, size_t cilen,
 			const struct compare_judgement *m)
 {
 	ci[0] = '\0';
-	if (m->verdict == COMPARE_UNTESTED) {
+	if (!compare_judgement_tested(m)) {
 		snprintf(sh, shlen, "-");
 		return;
 	}
@@ -306,7 +306,7 @@ static void judgement_print(struct wrap *wr, const struct compare_judgement *j)
 		snprintf(part, sizeof(part), "  %s: ", compare_stat_name[j->stat]);
 	wrap_part(wr, part, NULL);
 	wrap_part(wr, compare_verdict_name[j->verdict], verdict_color(j->verdict));
-	if (j->verdict != COMPARE_UNTESTED) {
+	if (compare_judgement_tested(j)) {
 		snprintf(part, sizeof(part), ", shift %s", sh);
 		wrap_part(wr, part, NULL);
 		wrap_part(wr, ci, NULL);

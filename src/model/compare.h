@@ -296,6 +296,12 @@ int compare_limit_parse(const char *text, bool raw, struct compare_limit *out, c
  * a test to decide. */
 bool compare_limit_broken(const struct compare_limit *l, const struct compare_match *m,
 			  bool *checkable, bool *evidence);
+/* Has j a shift to show (a test was made)?  Not when untested, nor when
+ * no verdict for too few intervals (issue 30: p < 0 there). */
+static inline bool compare_judgement_tested(const struct compare_judgement *j)
+{
+	return j->verdict != COMPARE_UNTESTED && (j->verdict != COMPARE_NO_VERDICT || j->p >= 0);
+}
 /* The judgement of stat in m (as tested, not as asked), or NULL. */
 const struct compare_judgement *compare_judged(const struct compare_match *m,
 					       enum compare_stat stat);
