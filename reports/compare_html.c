@@ -118,15 +118,15 @@ static void side_line(struct cpage *cp, const char *label, const char *path, con
 static void put_head(struct cpage *cp)
 {
 	const struct comparison *c = cp->c;
-	size_t worse = 0, better = 0, tested = 0, broken = 0;
+	size_t worse = 0, better = 0, tested = 0, broken = 0, nover = 0;
 	FILE *f = cp->f;
 
 	for (size_t i = 0; i < c->n; i++) {
 		worse += c->m[i].verdict == COMPARE_WORSE;
 		better += c->m[i].verdict == COMPARE_BETTER;
 		/* mixed counts in neither: the page says mixed in its row */
-		tested +=
-		    c->m[i].verdict != COMPARE_UNTESTED && c->m[i].verdict != COMPARE_NO_VERDICT;
+		tested += c->m[i].verdict != COMPARE_UNTESTED;
+		nover += c->m[i].verdict == COMPARE_NO_VERDICT;
 	}
 	for (size_t l = 0; l < cp->nlimits; l++)
 		for (size_t i = 0; i < c->n; i++) {
@@ -160,6 +160,11 @@ static void put_head(struct cpage *cp)
 		fputs("Nothing to compare: no result is in both reports", f);
 	else if (!tested)
 		fprintf(f, "No verdict: none of the %zu matched results could be tested", c->n);
+	else if (nover)
+		fprintf(f,
+			"B against A: worse in %zu, better in %zu, no verdict in %zu of %zu tested "
+			"results",
+			worse, better, nover, tested);
 	else
 		fprintf(f, "B against A: worse in %zu, better in %zu of %zu tested results", worse,
 			better, tested);
@@ -244,10 +249,6 @@ static void method_cell(struct cpage *cp, const struct compare_match *m)
 				u);
 			if (j->p >= 0)
 				fprintf(f, ", Mann-Whitney U p %.2g", j->p);
-			if (j->verdict == COMPARE_NO_VERDICT) {
-				fputs(", ", f);
-				esc(cp, j->note);
-			}
 			break;
 		case COMPARE_BY_ROUNDS:
 			fprintf(f, "%zu vs %zu rounds, Mann-Whitney U p %.2g", j->na, j->nb, j->p);

@@ -14,7 +14,7 @@
 require_root
 require_python_jsonschema
 
-plan 15
+plan 16
 cd "$WORK" || exit 1
 
 # 3 s at 1 ms with 100 ms series intervals: ~30 quantile intervals a CPU.
@@ -76,8 +76,14 @@ jget nv.json '[(j["verdict"], j["p"], j["shift_ns"]) for m in r["matches"] for j
 ok $? "too few intervals: the judged p99 is 'no verdict' with no test (p and shift null)"
 grep -Eq '^timer all CPUs \(all\) +no verdict +intervals +p99: [0-9]+ vs [0-9]+ intervals' nv.txt
 ok $? "the terminal table says no verdict and why, once"
-grep -q 'class="l noverdict" data-col="verdict">no verdict<' nv.html
-ok $? "the HTML verdict cell says no verdict"
+grep -q 'class="l noverdict" data-col="verdict">no verdict<' nv.html &&
+	grep -q '<h1 id="headline"[^>]*>B against A: worse in 0, better in 0, no verdict in' nv.html
+ok $? "the HTML verdict cell and headline say no verdict"
+out=$("$PYTHON3" "$top_srcdir/tests/html_check.py" nv.html nv.json --compare s1.json s2.json 2>&1)
+rc=$?
+[ -n "$out" ] && echo "$out" | head -10 | sed 's/^/# /'
+[ $rc -eq 0 ]
+ok $? "the HTML page matches the JSON (verdicts, reasons, shift cells: '-' where no test)"
 [ $rc -eq 0 ] && grep -q "without a test of p99: no evidence either way" nv.txt
 ok $? "--fail-if on a statistic with no verdict: no evidence, exit 0 (exit $rc)"
 
