@@ -7,10 +7,15 @@
  * rests on the samples themselves: its unit is a per-interval maximum from
  * the time series (thinned into blocks while they stay autocorrelated) or a
  * per-round value from `rtsoak ab`, tested with Mann-Whitney U and a
- * Hodges-Lehmann confidence interval for the shift.  The percentiles of
- * two separate runs (and everything where there is no series) are judged
- * by order-statistic confidence intervals in each run, which assume
- * independent samples: the report says which was used.
+ * Hodges-Lehmann confidence interval for the shift.  p50, p99 and p99.9 of
+ * two separate runs go the same way over the per-interval quantiles the
+ * series keep (issue 30); the other percentiles, and everything without
+ * them (a report before them, a cyclictest file, no series), by
+ * order-statistic confidence intervals in each run, which assume
+ * independent samples: the report says which was used.  One run a side
+ * has no measure of the noise between runs, so a significant shift it
+ * cannot separate from a run's own spread or drift is "no verdict"
+ * (compare_verdict.c, separable).
  *
  * Each statistic gets its own verdict (compare_verdict.c): the typical
  * latency (p50, p99) and the tail (max, p99.9) can move apart, and the
