@@ -215,7 +215,7 @@ static void shift_cell(struct cpage *cp, const struct compare_judgement *m)
 	fprintf(f, "<td class=\"nw %s\" data-col=\"shift-%s\" data-verdict=\"%s\">",
 		verdict_class[m->verdict], compare_stat_name[m->asked],
 		compare_verdict_name[m->verdict]);
-	if (m->verdict != COMPARE_UNTESTED)
+	if (compare_judgement_tested(m))
 		fprintf(f, "%s ", compare_verdict_name[m->verdict]);
 	if (!compare_judgement_tested(m))
 		fputs("–", f);

@@ -1028,7 +1028,7 @@ static int series_col(enum compare_stat s)
 int compare_judge_runs(struct compare_match *m, const struct comparison *c, bool intervals)
 {
 	enum compare_stat s[COMPARE_MAX_JUDGED];
-	size_t by_max = 0, by_blocks = 0, n_order = 0;
+	size_t by_max = 0, by_blocks = 0, n_order = 0, applied = 0;
 	int rc;
 
 	if ((rc = no_samples(m, &c->opts)))
@@ -1043,8 +1043,11 @@ int compare_judge_runs(struct compare_match *m, const struct comparison *c, bool
 		if (intervals && col >= 0 && (rc = by_series(j, m, c, col)) < 0)
 			return rc;
 		if (intervals && col >= 0 && rc == 1) {
-			by_max += col == SERIES_NQ;
-			by_blocks += col < SERIES_NQ;
+			/* the match's method: what tested something (a series
+			 * too short for any test says so in its no verdict) */
+			by_max += col == SERIES_NQ && compare_judgement_tested(j);
+			by_blocks += col < SERIES_NQ && compare_judgement_tested(j);
+			applied++;
 			continue;
 		}
 		/* One sample a run: the tail by its nearest percentile. */
@@ -1063,8 +1066,11 @@ int compare_judge_runs(struct compare_match *m, const struct comparison *c, bool
 					  : "the series keep p50, p99, p99.9 and max per interval, "
 					    "not this: order statistics, optimistic");
 	}
+	/* series that were too short for any test still name the method
+	 * (their no verdict says why), unless order statistics tested */
 	m->method = by_max || by_blocks ? COMPARE_BY_INTERVALS
 		    : n_order		? COMPARE_BY_ORDER
+		    : applied		? COMPARE_BY_INTERVALS
 					: COMPARE_BY_NOTHING;
 	if (m->method == COMPARE_BY_NOTHING)
 		snprintf(m->note, sizeof(m->note), "%s", m->j[0].note);

@@ -80,9 +80,9 @@ grep -q 'class="l noverdict" data-col="verdict">no verdict<' nv.html &&
 	grep -q '<h1 id="headline"[^>]*>B against A: worse in 0, better in 0, no verdict in' nv.html
 ok $? "the HTML verdict cell and headline say no verdict"
 out=$("$PYTHON3" "$top_srcdir/tests/html_check.py" nv.html nv.json --compare s1.json s2.json 2>&1)
-rc=$?
+hrc=$?
 [ -n "$out" ] && echo "$out" | head -10 | sed 's/^/# /'
-[ $rc -eq 0 ]
+[ $hrc -eq 0 ]
 ok $? "the HTML page matches the JSON (verdicts, reasons, shift cells: '-' where no test)"
 [ $rc -eq 0 ] && grep -q "without a test of p99: no evidence either way" nv.txt
 ok $? "--fail-if on a statistic with no verdict: no evidence, exit 0 (exit $rc)"
