@@ -399,12 +399,28 @@ static int wait_for_end(struct session *s, struct report *r)
 		if (next_prom < until)
 			until = next_prom;
 		/* Just after a quantile interval's end: the snapshot's samples
-		 * are then that interval's (series.h). */
-		if (s->nthreads && t0 + series_quant_due_ns(&s->series[0]) < until)
-			until = t0 + series_quant_due_ns(&s->series[0]);
+		 * are then that interval's (series.h).  Half a probe interval
+		 * later still, so that this wake-up falls between two of the
+		 * probes' deadlines rather than on one (the end of an interval
+		 * is on their grid). */
+		uint64_t due =
+		    s->nthreads ? t0 + series_quant_due_ns(&s->series[0]) + s->cfg->interval_ns / 2
+				: UINT64_MAX;
+		/* (one that passed is one whose snapshot failed: the next tick
+		 * tries again, no wake-up for it) */
+		if (due > now && due < until)
+			until = due;
 		/* --trace: the kernel's per-CPU buffers hold about a quarter of a
 		 * second of a busy CPU's events; read them every 20 ms. */
 		uint64_t tick = (s->trace ? 20 : 100) * NSEC_PER_MSEC;
+		/* The time again: the tick's work (the drains, the quantile
+		 * snapshots, the trace buffers) took some, and a wait from the
+		 * loop's first reading would switch phases (ab's rounds) late
+		 * by as much, and by more when it passed `until` (the wait is
+		 * then a whole tick). */
+		now = util_now_ns(CLOCK_MONOTONIC);
+		if (now >= until)
+			continue;
 		uint64_t wait = until - now < tick ? until - now : tick;
 		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)wait };
 		int sig = sigtimedwait(&set, NULL, &ts);
