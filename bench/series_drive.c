@@ -321,19 +321,28 @@ int main(int argc, char **argv)
 	if (o.lock && rc == 2)
 		(void)rt_lock_memory_again();
 	long rss_setup = series_drive_status_kib("VmRSS");
+	/* The housekeeping thread's room for the quantile snapshots, as
+	 * session.c's series_start allocates it. */
+	struct series_qwork *qw = calloc(1, sizeof(*qw));
+	if (!qw)
+		return 1;
 	double t0 = series_drive_now();
 	for (uint64_t j = 0; j < o.intervals; j++) {
 		for (unsigned i = 0; i < nthreads; i++)
 			series_drive_feed(&th[i], &o, phase, j, &rng);
+		/* housekeeping's tick just after the interval's end: the drain,
+		 * then the per-interval quantiles (series_tick) */
+		uint64_t now = (j + 1) * o.base_ns + SERIES_QUANT_LAG_NS;
 		for (unsigned i = 0; i < nthreads; i++)
-			if (series_drain(&th[i].s) < 0) {
+			if (series_drain(&th[i].s) < 0 ||
+			    series_quant_tick(&th[i].s, now, qw) < 0) {
 				fprintf(stderr, "series_drive: out of memory at interval %llu\n",
 					(unsigned long long)j);
 				return 1;
 			}
 	}
 	for (unsigned i = 0; i < nthreads; i++)
-		if (series_flush(&th[i].s) < 0) {
+		if (series_flush(&th[i].s) < 0 || series_quant_flush(&th[i].s, qw) < 0) {
 			fprintf(stderr, "series_drive: out of memory in the flush\n");
 			return 1;
 		}
@@ -344,7 +353,7 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru);
 
 	uint64_t n_min = UINT64_MAX, n_max = 0, logged = 0, with_log = 0, stalls = 0;
-	uint64_t cap_bytes = 0, log_bytes = 0;
+	uint64_t cap_bytes = 0, log_bytes = 0, quant_bytes = 0;
 	for (unsigned i = 0; i < nthreads; i++) {
 		const struct series *s = &th[i].s;
 		if (s->st.n < n_min)
@@ -360,6 +369,8 @@ int main(int argc, char **argv)
 		log_bytes += s->nspikes ? c * sizeof(*s->spikes) : 0;
 		stalls += th[i].feed->stalls;
 		cap_bytes += series_store_bytes(&s->st);
+		quant_bytes += s->quant_cap * sizeof(*s->quant) +
+			       s->prev_cap * (sizeof(*s->prev_idx) + sizeof(*s->prev_cnt));
 	}
 	uint64_t samples = (uint64_t)nthreads * o.intervals * o.samples;
 	printf("cpus %u\n", o.cpus);
@@ -370,6 +381,7 @@ int main(int argc, char **argv)
 	printf("samples %llu\n", (unsigned long long)samples);
 	printf("series_n %llu-%llu\n", (unsigned long long)n_min, (unsigned long long)n_max);
 	printf("interval_array_bytes %llu\n", (unsigned long long)cap_bytes);
+	printf("quantile_bytes %llu\n", (unsigned long long)quant_bytes);
 	printf("spike_logs %llu\n", (unsigned long long)with_log);
 	printf("spikes_logged %llu\n", (unsigned long long)logged);
 	printf("spike_log_bytes %llu\n", (unsigned long long)log_bytes);
@@ -401,5 +413,6 @@ int main(int argc, char **argv)
 		series_feed_free(th[i].feed);
 	}
 	free(th);
+	free(qw);
 	return 0;
 }

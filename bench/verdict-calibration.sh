@@ -20,6 +20,16 @@
 #   (an alarm when any judged match of the pair says better, worse or mixed:
 #   what a user sees) and per match (each judged probe x CPU result).
 #
+#   One run a side (issue 30): SINGLE_PAIRS interleaved pairs of single
+#   runs of SINGLE_LENGTH at SINGLE_INTERVAL through `rtsoak compare A B`
+#   (percentiles by per-interval quantiles in blocks, max by interval
+#   maxima, and no verdict where one run a side cannot separate): A/A, and
+#   SINGLE_POWER_PAIRS pairs with SINGLE_LOAD in B.  With LAB=1 the runs
+#   are made in the lab (tests/lab/lab_run.sh: the instruction-timed guest,
+#   one vCPU), LAB_PAIRS A/A pairs and LAB_POWER_PAIRS pairs with LAB_LOAD
+#   in B, each run LAB_LENGTH with LAB_OPTS; the comparisons are made on the
+#   host from the reports the guest wrote.
+#
 # Needs root (SCHED_FIFO probes, the no-op tweak).  Run from the build
 # directory:  sudo bash /path/to/bench/verdict-calibration.sh
 # Settings (environment): AA_PAIRS (10), AA_LENGTH (15s), AB_RUNS (4),
@@ -30,6 +40,21 @@
 # (a directory: keep the reports there).
 # The defaults take about 22 minutes (runs: 9); AA_PAIRS=40 tightens the A/A interval
 # (0 alarms in 10 pairs only says the rate is below 28 %).
+# Issue 30's sections: SECTIONS=single (SINGLE_PAIRS 6, SINGLE_POWER_PAIRS 6,
+# SINGLE_LENGTH 10s, SINGLE_INTERVAL 500us, SINGLE_LOAD
+# spike:period=400ms:burst=3ms, SINGLE_OPTS extra run options; ~5 minutes)
+# and SECTIONS=lab (LAB_PAIRS 10, LAB_POWER_PAIRS 10, LAB_LENGTH 3s,
+# LAB_LOAD spike:period=37.309ms:burst=60us, LAB_OPTS "--interval 500us
+# --series-interval 375ms"; ~3 minutes, the guest built: tests/vm).  The lab
+# is deterministic, so the load's period decides which wake-ups its bursts
+# hit: a 60 us burst covers a 500 us wake-up when their phases meet (12 % of
+# bursts), and the phase moves by the period's remainder against 500 us at
+# every burst.  A round remainder (37.1 ms: 100 us) aliases, hitting always
+# or never; a small one (37.013 ms: 13 us) walks so slowly that the hits come
+# in clusters every 500/13 bursts (1.42 s), two or three a 3 s run, which no
+# block of a single run holds twice; 309 us (0.618 x 500) spreads them
+# evenly, about one every 8 bursts (0.3 s), so a 375 ms block nearly always
+# holds one (docs/BENCHMARKS.md, issue 30).
 ME=verdict-calibration
 . "$(dirname "$0")/lib.sh"
 
@@ -61,6 +86,17 @@ RUNS_SETS=${RUNS_SETS:-5}
 RUNS_POWER_SETS=${RUNS_POWER_SETS:-3}
 RUNS_K=${RUNS_K:-5}
 RUNS_LENGTH=${RUNS_LENGTH:-5s}
+SINGLE_PAIRS=${SINGLE_PAIRS:-6}
+SINGLE_POWER_PAIRS=${SINGLE_POWER_PAIRS:-6}
+SINGLE_LENGTH=${SINGLE_LENGTH:-10s}
+SINGLE_INTERVAL=${SINGLE_INTERVAL:-500us}
+SINGLE_LOAD=${SINGLE_LOAD:-spike:period=400ms:burst=3ms}
+SINGLE_OPTS=${SINGLE_OPTS:-}
+LAB_PAIRS=${LAB_PAIRS:-10}
+LAB_POWER_PAIRS=${LAB_POWER_PAIRS:-10}
+LAB_LENGTH=${LAB_LENGTH:-3s}
+LAB_LOAD=${LAB_LOAD:-spike:period=37.309ms:burst=60us}
+LAB_OPTS=${LAB_OPTS:---interval 500us --series-interval 375ms}
 SECTIONS=${SECTIONS:-aa ab power runs}
 section() { [[ " $SECTIONS " == *" $1 "* ]]; }
 [[ -w $NOOP_FILE ]] || missing "NOOP_FILE=$NOOP_FILE is not a writable file"
@@ -122,6 +158,8 @@ section aa || AA_PAIRS=0
 section ab || AB_RUNS=0
 section power || POWER_PAIRS=0
 section runs || RUNS_SETS=0 RUNS_POWER_SETS=0
+section single || SINGLE_PAIRS=0 SINGLE_POWER_PAIRS=0
+section lab || LAB_PAIRS=0 LAB_POWER_PAIRS=0
 for i in $(seq "$AA_PAIRS"); do
 	run_one "$work/a.json" --duration "$AA_LENGTH"
 	run_one "$work/b.json" --duration "$AA_LENGTH"
@@ -175,10 +213,54 @@ for i in $(seq "$RUNS_POWER_SETS"); do
 	run_set power_runs "powerruns$i" --loads "spike:burst=$BURST:period=$PERIOD"
 done
 
+# (d) one run a side (issue 30), interleaved A B A B ...
+# shellcheck disable=SC2086
+for i in $(seq "$SINGLE_PAIRS"); do
+	run_one "$work/a.json" --duration "$SINGLE_LENGTH" --interval "$SINGLE_INTERVAL" $SINGLE_OPTS
+	run_one "$work/b.json" --duration "$SINGLE_LENGTH" --interval "$SINGLE_INTERVAL" $SINGLE_OPTS
+	compare_pair "$work/a.json" "$work/b.json" single_aa "single$i"
+done
+# shellcheck disable=SC2086
+for i in $(seq "$SINGLE_POWER_PAIRS"); do
+	run_one "$work/a.json" --duration "$SINGLE_LENGTH" --interval "$SINGLE_INTERVAL" $SINGLE_OPTS
+	run_one "$work/b.json" --duration "$SINGLE_LENGTH" --interval "$SINGLE_INTERVAL" $SINGLE_OPTS \
+		--loads "$SINGLE_LOAD"
+	compare_pair "$work/a.json" "$work/b.json" single_power "singlepower$i"
+done
+
+# (e) the same in the lab: every run in one boot of the guest, A B A B ...,
+# then the comparisons here from the reports it wrote.
+if [[ $LAB_PAIRS -gt 0 || $LAB_POWER_PAIRS -gt 0 ]]; then
+	lab_run=$(dirname "$0")/../tests/lab/lab_run.sh
+	mkdir -p "$work/lab"
+	{
+		echo '#!/bin/bash'
+		echo 'cd /job || exit 1' # (not job.sh: lab_run.sh writes its own there)
+		echo "for i in \$(seq $LAB_PAIRS); do"
+		echo "  rtsoak run --probes timer -q --duration $LAB_LENGTH $LAB_OPTS -o aa\$i-a.json || exit 1"
+		echo "  rtsoak run --probes timer -q --duration $LAB_LENGTH $LAB_OPTS -o aa\$i-b.json || exit 1"
+		echo 'done'
+		echo "for i in \$(seq $LAB_POWER_PAIRS); do"
+		echo "  rtsoak run --probes timer -q --duration $LAB_LENGTH $LAB_OPTS -o pw\$i-a.json || exit 1"
+		echo "  rtsoak run --probes timer -q --duration $LAB_LENGTH $LAB_OPTS --loads $LAB_LOAD -o pw\$i-b.json || exit 1"
+		echo 'done'
+	} >"$work/lab/calibration.sh"
+	bash "$lab_run" --out "$work/lab" --timeout 3600 -- bash /job/calibration.sh >"$work/lab.log" 2>&1 ||
+		die "the lab run failed: $(tail -c 300 "$work/lab.log")"
+	for i in $(seq "$LAB_PAIRS"); do
+		compare_pair "$work/lab/aa$i-a.json" "$work/lab/aa$i-b.json" lab_aa "labaa$i"
+	done
+	for i in $(seq "$LAB_POWER_PAIRS"); do
+		compare_pair "$work/lab/pw$i-a.json" "$work/lab/pw$i-b.json" lab_power "labpw$i"
+	done
+fi
+
 python3 - "$work" "$ALARM_RE" "$DETECT_RE" "$LENGTHS" "$AA_LENGTH" "$AB_ROUNDS" "$AB_ROUND" \
-	"$BURST" "$PERIOD" "$RUNS_K" "$RUNS_LENGTH" <<'PY'
+	"$BURST" "$PERIOD" "$RUNS_K" "$RUNS_LENGTH" \
+	"$SINGLE_LENGTH $SINGLE_INTERVAL" "$SINGLE_LOAD" "$LAB_LENGTH $LAB_OPTS" "$LAB_LOAD" <<'PY'
 import math, os, re, sys
 w, alarm_re, detect_re, lengths, aa_len, ab_rounds, ab_round, burst, period, rk, rlen = sys.argv[1:12]
+single, single_load, lab, lab_load = sys.argv[12:16]
 
 def wilson(k, n, z=1.96):
     if n == 0:
@@ -229,6 +311,21 @@ for ln in lengths.split():
     if best is None and np_ and kp / np_ >= 0.8:
         best = ln
 print("smallest length detecting the spike load in >= 80 %% of pairs: %s" % (best or "none of " + lengths))
+for name, what, setting, rx in (
+        ("single_aa", "A/A single", single, alarm_re),
+        ("single_power", "power single", single + ", B " + single_load, "^worse"),
+        ("lab_aa", "A/A lab", lab, alarm_re),
+        ("lab_power", "power lab", lab + ", B " + lab_load, "^worse")):
+    rows = load(name)
+    if not rows:
+        continue
+    kp, np_, km, nm = shares(rows, rx)
+    line(what, setting, kp, np_, "pair")
+    line(what, setting, km, nm, "match")
+    counts = {}
+    for tag, cpu, phase, v in rows:
+        counts[v.split(":")[0]] = counts.get(v.split(":")[0], 0) + 1
+    print("  %s verdicts: %s" % (what, ", ".join("%s %d" % kv for kv in sorted(counts.items()))))
 kp, np_, km, nm = shares(load("power_runs"), detect_re)
 if np_:
     line("power runs", "%s vs %s x %s, spike" % (rk, rk, rlen), kp, np_, "set")

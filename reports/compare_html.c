@@ -29,8 +29,10 @@
  * large and unreadable; the verdict table still lists every CPU. */
 #define CPU_OVERLAYS_MAX 16
 
-/* The same words as the terminal table and the JSON (compare_text.c). */
-static const char *const verdict_class[] = { "same", "better", "worse", "untested", "mixed" };
+/* The same words as the terminal table and the JSON (compare_text.c), as CSS
+ * classes (no blank). */
+static const char *const verdict_class[] = { "same",	 "better", "worse",
+					     "untested", "mixed",  "noverdict" };
 
 /* Hues of A and B in every overlay. */
 #define HUE_A 215
@@ -116,7 +118,7 @@ static void side_line(struct cpage *cp, const char *label, const char *path, con
 static void put_head(struct cpage *cp)
 {
 	const struct comparison *c = cp->c;
-	size_t worse = 0, better = 0, tested = 0, broken = 0;
+	size_t worse = 0, better = 0, tested = 0, broken = 0, nover = 0;
 	FILE *f = cp->f;
 
 	for (size_t i = 0; i < c->n; i++) {
@@ -124,6 +126,7 @@ static void put_head(struct cpage *cp)
 		better += c->m[i].verdict == COMPARE_BETTER;
 		/* mixed counts in neither: the page says mixed in its row */
 		tested += c->m[i].verdict != COMPARE_UNTESTED;
+		nover += c->m[i].verdict == COMPARE_NO_VERDICT;
 	}
 	for (size_t l = 0; l < cp->nlimits; l++)
 		for (size_t i = 0; i < c->n; i++) {
@@ -157,6 +160,11 @@ static void put_head(struct cpage *cp)
 		fputs("Nothing to compare: no result is in both reports", f);
 	else if (!tested)
 		fprintf(f, "No verdict: none of the %zu matched results could be tested", c->n);
+	else if (nover)
+		fprintf(f,
+			"B against A: worse in %zu, better in %zu, no verdict in %zu of %zu tested "
+			"results",
+			worse, better, nover, tested);
 	else
 		fprintf(f, "B against A: worse in %zu, better in %zu of %zu tested results", worse,
 			better, tested);
@@ -207,9 +215,9 @@ static void shift_cell(struct cpage *cp, const struct compare_judgement *m)
 	fprintf(f, "<td class=\"nw %s\" data-col=\"shift-%s\" data-verdict=\"%s\">",
 		verdict_class[m->verdict], compare_stat_name[m->asked],
 		compare_verdict_name[m->verdict]);
-	if (m->verdict != COMPARE_UNTESTED)
+	if (compare_judgement_tested(m))
 		fprintf(f, "%s ", compare_verdict_name[m->verdict]);
-	if (m->verdict == COMPARE_UNTESTED)
+	if (!compare_judgement_tested(m))
 		fputs("–", f);
 	else if (m->ci)
 		fprintf(f, "%+.1f µs (%+.1f … %+.1f)", m->shift_ns / 1000.0, m->lo_ns / 1000.0,
@@ -233,9 +241,14 @@ static void method_cell(struct cpage *cp, const struct compare_match *m)
 		fprintf(f, "%s: ", compare_stat_name[j->stat]);
 		switch (j->method) {
 		case COMPARE_BY_INTERVALS:
+		case COMPARE_BY_BLOCKS:
 			svg_span(u, sizeof(u), j->unit_ns);
-			fprintf(f, "%zu vs %zu maxima of %s intervals, Mann-Whitney U p %.2g",
-				j->na, j->nb, u, j->p);
+			fprintf(f, "%zu vs %zu %s of %s blocks", j->na, j->nb,
+				j->method == COMPARE_BY_BLOCKS ? "per-interval quantiles"
+							       : "maxima",
+				u);
+			if (j->p >= 0)
+				fprintf(f, ", Mann-Whitney U p %.2g", j->p);
 			break;
 		case COMPARE_BY_ROUNDS:
 			fprintf(f, "%zu vs %zu rounds, Mann-Whitney U p %.2g", j->na, j->nb, j->p);

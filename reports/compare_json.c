@@ -3,7 +3,7 @@
  * (docs/compare-schema.json), for `rtsoak compare --json` and the report of
  * `rtsoak ab`.  Latencies in nanoseconds as integers; a statistic a side
  * does not record is null.  /2 (issue 15): each match's overall verdict is
- * one of same, better, worse, mixed, untested, with a verdict per judged
+ * one of same, better, worse, mixed, untested, no verdict, with a verdict per judged
  * statistic under "judged" and ab's drift tests under "drift". */
 #include <config.h>
 
@@ -29,19 +29,34 @@ static json_t *side_json(const char *path, const struct report *r)
 
 static json_t *judgement_json(const struct compare_judgement *j)
 {
-	bool tested = j->verdict != COMPARE_UNTESTED;
-
-	return json_pack(
+	bool series = j->method == COMPARE_BY_INTERVALS || j->method == COMPARE_BY_BLOCKS;
+	bool test = compare_judgement_tested(j);
+	json_t *o = json_pack(
 	    "{s:s, s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o}", "statistic",
 	    compare_stat_name[j->stat], "asked", compare_stat_name[j->asked], "verdict",
 	    compare_verdict_name[j->verdict], "method", compare_method_name[j->method],
-	    "significant", tested && j->significant, "shift_ns", num_or_null(tested, j->shift_ns),
-	    "ci_low_ns", num_or_null(tested && j->ci, j->lo_ns), "ci_high_ns",
-	    num_or_null(tested && j->ci, j->hi_ns), "p", num_or_null(tested && j->p >= 0, j->p),
+	    "significant", test && j->significant, "shift_ns", num_or_null(test, j->shift_ns),
+	    "ci_low_ns", num_or_null(test && j->ci, j->lo_ns), "ci_high_ns",
+	    num_or_null(test && j->ci, j->hi_ns), "p", num_or_null(test && j->p >= 0, j->p),
 	    "units_a", (json_int_t)j->na, "units_b", (json_int_t)j->nb, "unit_ns",
-	    j->method == COMPARE_BY_INTERVALS ? json_integer((json_int_t)j->unit_ns) : json_null(),
-	    "min_effect_ns", num_or_null(tested, j->effect_ns), "note",
+	    series ? json_integer((json_int_t)j->unit_ns) : json_null(), "min_effect_ns",
+	    num_or_null(test, j->effect_ns), "note",
 	    j->note[0] ? json_string(j->note) : json_null());
+	/* the series methods' yardsticks (issue 30): what one run a side can
+	 * and cannot separate */
+	if (o && series && test) {
+		char side[2] = { j->drift_side ? j->drift_side : 'A', 0 };
+		bool drift = j->drift_p < 1;
+		if (util_json_set(o, "spread_ns", json_real(j->spread_ns)) ||
+		    util_json_set(o, "drift",
+				  drift ? json_pack("{s:s, s:f, s:f}", "side", side, "change_ns",
+						    j->drift_ns, "p", j->drift_p)
+					: json_null())) {
+			json_decref(o);
+			return NULL;
+		}
+	}
+	return o;
 }
 
 static json_t *match_json(const struct compare_match *m)

@@ -60,6 +60,7 @@ static const char *verdict_color(enum compare_verdict v)
 	case COMPARE_WORSE:
 		return SGR_RED;
 	case COMPARE_UNTESTED:
+	case COMPARE_NO_VERDICT:
 		return SGR_DIM;
 	case COMPARE_MIXED:
 		return SGR_YELLOW;
@@ -189,7 +190,7 @@ static void shift_parts(char *sh, size_t shlen, char *ci, size_t cilen,
 			const struct compare_judgement *m)
 {
 	ci[0] = '\0';
-	if (m->verdict == COMPARE_UNTESTED) {
+	if (!compare_judgement_tested(m)) {
 		snprintf(sh, shlen, "-");
 		return;
 	}
@@ -208,9 +209,16 @@ static void method_text(char *head, size_t hlen, char *paren, size_t plen,
 	paren[0] = '\0';
 	switch (m->method) {
 	case COMPARE_BY_INTERVALS:
-		snprintf(head, hlen, "by %zu vs %zu maxima of %.3g s", m->na, m->nb,
+	case COMPARE_BY_BLOCKS:
+		snprintf(head, hlen, "by %zu vs %zu %s of %.3g s", m->na, m->nb,
+			 m->method == COMPARE_BY_BLOCKS ? "blocks' per-interval quantiles"
+							: "maxima",
 			 (double)m->unit_ns / 1e9);
-		snprintf(paren, plen, " (Mann-Whitney U p %.2g, Hodges-Lehmann 95 %% CI)", m->p);
+		if (m->p >= 0)
+			snprintf(paren, plen,
+				 " (Mann-Whitney U p %.2g, Hodges-Lehmann 95 %% CI; blocks' IQR "
+				 "%.1f us)",
+				 m->p, m->spread_ns / 1000.0);
 		break;
 	case COMPARE_BY_ROUNDS:
 		snprintf(head, hlen, "by %zu vs %zu rounds' %s", m->na, m->nb,
@@ -298,7 +306,7 @@ static void judgement_print(struct wrap *wr, const struct compare_judgement *j)
 		snprintf(part, sizeof(part), "  %s: ", compare_stat_name[j->stat]);
 	wrap_part(wr, part, NULL);
 	wrap_part(wr, compare_verdict_name[j->verdict], verdict_color(j->verdict));
-	if (j->verdict != COMPARE_UNTESTED) {
+	if (compare_judgement_tested(j)) {
 		snprintf(part, sizeof(part), ", shift %s", sh);
 		wrap_part(wr, part, NULL);
 		wrap_part(wr, ci, NULL);
@@ -317,6 +325,18 @@ static void judgement_print(struct wrap *wr, const struct compare_judgement *j)
 	}
 }
 
+/* The reason beside its verdict: a no verdict's reason starts with the words
+ * of the verdict itself ("no verdict: ..."), printed once. */
+static const char *reason_after_verdict(const struct compare_match *m)
+{
+	const char *v = compare_verdict_name[m->verdict];
+	size_t l = strlen(v);
+
+	if (!strncmp(m->reason, v, l) && !strncmp(m->reason + l, ": ", 2))
+		return m->reason + l + 2;
+	return m->reason;
+}
+
 static void match_print(FILE *out, bool color, const struct compare_match *m)
 {
 	char w[96], part[160], pct[32];
@@ -328,7 +348,7 @@ static void match_print(FILE *out, bool color, const struct compare_match *m)
 	wrap_part(&wr, part, NULL);
 	wrap_part(&wr, compare_verdict_name[m->verdict], verdict_color(m->verdict));
 	wrap_part(&wr, ": ", NULL);
-	wrap_clauses(&wr, m->reason);
+	wrap_clauses(&wr, reason_after_verdict(m));
 	wrap_end(&wr);
 	for (size_t i = 0; i < m->nj; i++)
 		judgement_print(&wr, &m->j[i]);
@@ -538,7 +558,7 @@ static void verdict_table(FILE *out, bool color, const struct comparison *c)
 		sgr_off(out, color, verdict_color(m->verdict));
 		fprintf(out, "  %-*s  ", mw, compare_method_name[m->method]);
 		wr.col = ww + 2 + vw + 2 + mw + 2;
-		snprintf(part, sizeof(part), "%s", m->reason);
+		snprintf(part, sizeof(part), "%s", reason_after_verdict(m));
 		wrap_clauses(&wr, part);
 		wrap_end(&wr);
 	}

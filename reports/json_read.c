@@ -603,6 +603,62 @@ static int fill_spikes(struct report_series *rs, const uint64_t *t, const uint64
 	return 0;
 }
 
+/* The model's per-interval quantiles of rs from checked columns (count at
+ * most UINT32_MAX; a quantile in ns goes back to its histogram bucket, which
+ * the writer gave as the bucket's midpoint). */
+static int fill_quant(struct report_series *rs, uint64_t interval, bool merged,
+		      const uint64_t *count, const uint64_t *const q[SERIES_NQ], size_t n)
+{
+	rs->quant = calloc(n ? n : 1, sizeof(*rs->quant));
+	if (!rs->quant)
+		return -ENOMEM;
+	rs->nquant = n;
+	rs->quant_interval_ns = interval;
+	rs->quant_merged = merged;
+	for (size_t i = 0; i < n; i++) {
+		rs->quant[i].count = (uint32_t)count[i];
+		for (unsigned k = 0; k < SERIES_NQ; k++)
+			rs->quant[i].q[k] = count[i] ? (uint16_t)histogram_index(q[k][i])
+						     : (uint16_t)SERIES_QUANT_NONE;
+	}
+	return 0;
+}
+
+static const char *const quant_key[SERIES_NQ] = { "p50_ns", "p99_ns", "p99_9_ns" };
+
+/* The optional "quantiles" member of a series (issue 30). */
+static int read_quant(struct rd *rd, struct report_series *rs, json_t *qo, const char *where,
+		      struct cols *cl)
+{
+	char w2[96];
+	uint64_t n, ivl;
+	json_t *c, *col[SERIES_NQ], *merged = json_object_get(qo, "merged");
+	int rc;
+
+	snprintf(w2, sizeof(w2), "%s.quantiles", where);
+	if (!json_is_object(qo) || !json_is_boolean(merged))
+		return fail(rd, w2, "is not an object with interval_ns, merged, n and columns");
+	if ((rc = get_u64(rd, qo, "interval_ns", w2, false, &ivl, NULL)) ||
+	    (rc = get_u64(rd, qo, "n", w2, false, &n, NULL)))
+		return rc;
+	if (!ivl)
+		return fail(rd, w2, "interval_ns is 0");
+	if (n > REPORT_INTERVALS_MAX)
+		return fail(rd, w2, "n is above the readers' limit of 200000000 intervals");
+	if (!(c = get_column(rd, qo, "count", w2, n, UINT32_MAX, &rc)))
+		return rc;
+	for (unsigned k = 0; k < SERIES_NQ; k++)
+		if (!(col[k] = get_column(rd, qo, quant_key[k], w2, n, INT64_MAX, &rc)))
+			return rc;
+	if (cols_room(&cl->iv, &cl->iv_cap, 4 * n))
+		return -ENOMEM;
+	const uint64_t *q[SERIES_NQ] = { cl->iv + n, cl->iv + 2 * n, cl->iv + 3 * n };
+	column_copy(c, cl->iv);
+	for (unsigned k = 0; k < SERIES_NQ; k++)
+		column_copy(col[k], (uint64_t *)q[k]);
+	return fill_quant(rs, ivl, json_is_true(merged), cl->iv, q, n);
+}
+
 static int read_one_series(struct rd *rd, struct report *r, json_t *o, size_t k, struct cols *cl)
 {
 	char where[64], w2[80];
@@ -667,7 +723,10 @@ static int read_one_series(struct rd *rd, struct report *r, json_t *o, size_t k,
 	column_copy(t, cl->sp);
 	column_copy(lat, cl->sp + logged);
 	column_copy(ph, cl->sp + 2 * logged);
-	return fill_spikes(rs, cl->sp, cl->sp + logged, cl->sp + 2 * logged, logged);
+	if ((rc = fill_spikes(rs, cl->sp, cl->sp + logged, cl->sp + 2 * logged, logged)))
+		return rc;
+	json_t *qo = json_object_get(o, "quantiles");
+	return qo ? read_quant(rd, rs, qo, where, cl) : 0;
 }
 
 /* ---------------------------------------------- series, the fast path -- */
@@ -798,7 +857,35 @@ static int series_fast(struct rd *rd, struct report *r, struct elems *e, struct 
 	if (!scan_column(&s, ",\"t_ns\":[", logged, INT64_MAX, t) ||
 	    !scan_column(&s, ",\"latency_ns\":[", logged, INT64_MAX, lat) ||
 	    !scan_column(&s, ",\"phase\":[", logged, RECORDER_MAX_PHASES - 1, ph) ||
-	    !scan_lit(&s, "}}"))
+	    !scan_lit(&s, "}"))
+		return -EAGAIN;
+	/* Optional: the per-interval quantiles, into the columns' room after
+	 * the spikes' (json_write.c writes merged as true or false). */
+	uint64_t qivl = 0, qn = 0, *qc = NULL;
+	const uint64_t *qq[SERIES_NQ] = { NULL, NULL, NULL };
+	bool qmerged = false, quant = scan_lit(&s, ",\"quantiles\":{\"interval_ns\":");
+	if (quant) {
+		if (!scan_u64(&s, INT64_MAX, &qivl) || !qivl || !scan_lit(&s, ",\"merged\":"))
+			return -EAGAIN;
+		qmerged = scan_lit(&s, "true");
+		if ((!qmerged && !scan_lit(&s, "false")) ||
+		    !scan_field(&s, ",\"n\":", REPORT_INTERVALS_MAX, false, &qn) ||
+		    qn > (s.end - s.p) / 8)
+			return -EAGAIN;
+		if (cols_room(&cl->sp, &cl->sp_cap, 3 * logged + 4 * qn))
+			return -ENOMEM;
+		t = cl->sp, lat = t + logged, ph = lat + logged; /* the room may have moved */
+		qc = ph + logged;
+		uint64_t *qv[SERIES_NQ] = { qc + qn, qc + 2 * qn, qc + 3 * qn };
+		if (!scan_column(&s, ",\"count\":[", qn, UINT32_MAX, qc) ||
+		    !scan_column(&s, ",\"p50_ns\":[", qn, INT64_MAX, qv[0]) ||
+		    !scan_column(&s, ",\"p99_ns\":[", qn, INT64_MAX, qv[1]) ||
+		    !scan_column(&s, ",\"p99_9_ns\":[", qn, INT64_MAX, qv[2]) || !scan_lit(&s, "}"))
+			return -EAGAIN;
+		for (unsigned k = 0; k < SERIES_NQ; k++)
+			qq[k] = qv[k];
+	}
+	if (!scan_lit(&s, "}"))
 		return -EAGAIN;
 
 	struct report_series *rs = report_add_series(r, probe, (int)cpu);
@@ -812,7 +899,8 @@ static int series_fast(struct rd *rd, struct report *r, struct elems *e, struct 
 	rs->spikes_total = total;
 	rs->spikes_overwritten = over;
 	rs->spikes_unlogged = unlogged;
-	if ((rc = fill_series(rs, c, m, sp, mi, n)) || (rc = fill_spikes(rs, t, lat, ph, logged)))
+	if ((rc = fill_series(rs, c, m, sp, mi, n)) || (rc = fill_spikes(rs, t, lat, ph, logged)) ||
+	    (quant && (rc = fill_quant(rs, qivl, qmerged, qc, qq, qn))))
 		return rc;
 	elems_done(rd, e, s.p);
 	return 0;

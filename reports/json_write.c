@@ -301,7 +301,23 @@ static int put_series(FILE *f, const struct report_series *rs, bool logged)
 	PUT_COLUMN(f, "latency_ns", rs->spikes, nspikes, latency_ns);
 	fputc(',', f);
 	PUT_COLUMN(f, "phase", rs->spikes, nspikes, phase);
-	fputs("}}", f);
+	fputc('}', f);
+	/* Per-interval quantiles (issue 30); in a summary they are in the log. */
+	if (!logged && rs->nquant) {
+		static const char *const key[SERIES_NQ] = { "p50_ns", "p99_ns", "p99_9_ns" };
+		fprintf(f, ",\"quantiles\":{\"interval_ns\":%" PRIu64 ",\"merged\":%s,\"n\":%zu,",
+			rs->quant_interval_ns, rs->quant_merged ? "true" : "false", rs->nquant);
+		PUT_COLUMN(f, "count", rs->quant, rs->nquant, count);
+		for (unsigned k = 0; k < SERIES_NQ; k++) {
+			fprintf(f, ",\"%s\":[", key[k]);
+			for (size_t i = 0; i < rs->nquant; i++)
+				fprintf(f, i ? ",%" PRIu64 : "%" PRIu64,
+					series_quant_ns(rs->quant[i].q[k]));
+			fputc(']', f);
+		}
+		fputc('}', f);
+	}
+	fputc('}', f);
 	return 0;
 }
 

@@ -654,6 +654,7 @@ static const char page_css[] =
     "td.l,th.l{text-align:left}td.nw{white-space:nowrap}tbody th{text-align:left}\n"
     ".kv td,.kv th{text-align:left}.kv th{background:none;font-weight:600}\n"
     "td.worse{color:var(--bad);font-weight:600}td.better{color:var(--good);font-weight:600}\n"
+    "td.noverdict{font-style:italic}\n"
     "td.heat{background:hsla(var(--heat),var(--a))}\n"
     "code,.mono{font-family:ui-monospace,\"SF Mono\",Menlo,Consolas,monospace;font-size:.9em;"
     "overflow-wrap:anywhere}\n"

@@ -4,7 +4,7 @@
 
 Write a copy of an rtsoak report in which every latency is DELTA_NS larger
 (negative: smaller): min, mean, percentiles, max, top lists, histograms,
-per-interval maxima, spike latencies and thresholds.  Counts, times and
+per-interval maxima and quantiles, spike latencies and thresholds.  Counts, times and
 missed stay as they are.  The copy is a valid report (the tests validate
 it), so `rtsoak compare IN OUT` must find B worse by DELTA_NS.  With
 --drop-series the copy has no time series (the order-statistic fallback).
@@ -48,6 +48,9 @@ def main():
         iv, log = se["intervals"], se["spike_log"]
         iv["max_ns"] = [m + d if c else 0 for m, c in zip(iv["max_ns"], iv["count"])]
         log["latency_ns"] = [x + d for x in log["latency_ns"]]
+        q = se.get("quantiles")
+        for k in ("p50_ns", "p99_ns", "p99_9_ns") if q else ():
+            q[k] = [max(0, x + d) if c else 0 for x, c in zip(q[k], q["count"])]
         if log["threshold_ns"] is not None:
             log["threshold_ns"] += d
     # analysis holds derived figures; drop what no longer matches rather

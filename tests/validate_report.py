@@ -98,6 +98,36 @@ def series_invariants(rep):
         nph = len(rep["config"]["phases"])
         if any(p >= nph for p in log["phase"]):
             yield "%s: a spike's phase index is out of range" % where
+        yield from quantile_invariants(rep, se, where, whole, final, beyond)
+
+
+def quantile_invariants(rep, se, where, whole, final, beyond):
+    """Per-interval quantiles (issue 30): every sample in one of them, in
+    order, within the result's range (bucket midpoints: 0.4 %)."""
+    q = se.get("quantiles")
+    if q is None:
+        return
+    cols = ("count", "p50_ns", "p99_ns", "p99_9_ns")
+    if any(len(q[k]) != q["n"] for k in cols):
+        yield "%s: quantile columns are not n long" % where
+        return
+    if final and sum(q["count"]) != whole["count"]:
+        yield "%s: quantiles count %d samples, the result %d" % (where, sum(q["count"]),
+                                                                   whole["count"])
+    base = rep["config"].get("series_interval_ns")
+    if base and (q["interval_ns"] % base or (q["interval_ns"] // base) & (q["interval_ns"] // base - 1)):
+        yield "%s: quantile interval %d is not series_interval_ns x 2^k" % (where, q["interval_ns"])
+    for i, (c, a, b, d) in enumerate(zip(*(q[k] for k in cols))):
+        if not c and (a or b or d):
+            yield "%s: quantile interval %d has no samples but quantiles" % (where, i)
+            return
+        if c and not a <= b <= d:
+            yield "%s: quantile interval %d: p50 %d, p99 %d, p99.9 %d out of order" % (
+                where, i, a, b, d)
+            return
+        if c and d > whole["max_ns"] * 1.004 + 1 and not beyond:
+            yield "%s: quantile interval %d: p99.9 %d above the result's max" % (where, i, d)
+            return
 
 
 def main():

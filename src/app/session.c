@@ -276,7 +276,8 @@ static int series_start(struct session *s)
 	const struct run_config *cfg = s->cfg;
 
 	s->series = calloc(s->nthreads, sizeof(*s->series));
-	if (!s->series)
+	s->qwork = calloc(1, sizeof(*s->qwork));
+	if (!s->series || !s->qwork)
 		return -ENOMEM;
 	for (unsigned i = 0; i < s->nthreads; i++)
 		if (series_init(&s->series[i], s->threads[i].feed, cfg->series_ns,
@@ -329,8 +330,11 @@ out:
 /* Housekeeping tick: move what the probes closed into the series. */
 static void series_tick(struct session *s, uint64_t now)
 {
-	for (unsigned i = 0; i < s->nthreads; i++)
+	for (unsigned i = 0; i < s->nthreads; i++) {
 		(void)series_drain(&s->series[i]); /* ENOMEM: the ring keeps it for later */
+		/* ENOMEM: the samples go to the next quantile interval */
+		(void)series_quant_tick(&s->series[i], now - s->t0, s->qwork);
+	}
 	if (!s->thresholds_set && now - s->t0 >= s->auto_threshold_ns)
 		series_auto_thresholds(s, now - s->t0);
 }
@@ -394,10 +398,30 @@ static int wait_for_end(struct session *s, struct report *r)
 			until = next_checkpoint;
 		if (next_prom < until)
 			until = next_prom;
+		/* Just after a quantile interval's end: the snapshot's samples
+		 * are then that interval's (series.h).  Half a probe interval
+		 * later still, so that this wake-up falls between two of the
+		 * probes' deadlines rather than on one (the end of an interval
+		 * is on their grid). */
+		uint64_t due =
+		    s->nthreads ? t0 + series_quant_due_ns(&s->series[0]) + s->cfg->interval_ns / 2
+				: UINT64_MAX;
+		/* (one that passed is one whose snapshot failed: the next tick
+		 * tries again, no wake-up for it) */
+		if (due > now && due < until)
+			until = due;
 		/* --trace: the kernel's per-CPU buffers hold about a quarter of a
 		 * second of a busy CPU's events; read them every 20 ms when they
 		 * fill that fast (session_trace_tick_ns). */
 		uint64_t tick = s->trace ? session_trace_tick_ns(s) : 100 * NSEC_PER_MSEC;
+		/* The time again: the tick's work (the drains, the quantile
+		 * snapshots, the trace buffers) took some, and a wait from the
+		 * loop's first reading would switch phases (ab's rounds) late
+		 * by as much, and by more when it passed `until` (the wait is
+		 * then a whole tick). */
+		now = util_now_ns(CLOCK_MONOTONIC);
+		if (now >= until)
+			continue;
 		uint64_t wait = until - now < tick ? until - now : tick;
 		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)wait };
 		int sig = sigtimedwait(&set, NULL, &ts);
@@ -444,6 +468,7 @@ static void free_threads(struct session *s)
 			series_free(&s->series[i]);
 	}
 	free(s->series);
+	free(s->qwork);
 	free(s->threads);
 }
 
@@ -784,7 +809,8 @@ static void wind_down(struct session *s, struct report *r)
 
 	stop_families(s);
 	for (unsigned i = 0; i < s->nthreads; i++)
-		if (series_flush(&s->series[i]) < 0)
+		if (series_flush(&s->series[i]) < 0 ||
+		    series_quant_flush(&s->series[i], s->qwork) < 0)
 			report_warn(r,
 				    "out of memory: the time series of %s on CPU %d is incomplete",
 				    s->threads[i].pc->results[0], s->threads[i].cpu);

@@ -58,7 +58,8 @@ struct session {
 	uint64_t summary_first; /* the first one's size: budget's allowance */
 	uint64_t summary_last;	/* the last one's size: the next one's estimate */
 	struct progress prog;
-	struct series *series; /* per thread: its first result's */
+	struct series *series;	    /* per thread: its first result's */
+	struct series_qwork *qwork; /* the quantile snapshots' room (series.h) */
 	bool thresholds_set;
 	uint64_t auto_threshold_ns; /* --spike-threshold auto: set this long after t0 */
 	unsigned prom_failures;

@@ -52,6 +52,10 @@ static int add_series(struct report *r, struct session *s)
 		rs->nspikes = se->nspikes;
 		rs->st = (struct series_store *)&se->st;
 		rs->spikes = se->spikes;
+		rs->quant = se->quant;
+		rs->nquant = se->nquant;
+		rs->quant_interval_ns = series_quant_interval_ns(se);
+		rs->quant_merged = se->quant_merged;
 		rs->borrowed = true;
 	}
 	return 0;

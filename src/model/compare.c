@@ -17,8 +17,11 @@
 #include "stats.h"
 #include "util.h"
 
-const char *const compare_verdict_name[] = { "same", "better", "worse", "untested", "mixed" };
-const char *const compare_method_name[] = { "intervals", "rounds", "order", "runs", "none" };
+const char *const compare_verdict_name[] = { "same",	 "better", "worse",
+					     "untested", "mixed",  "no verdict" };
+const char *const compare_method_name[] = {
+	"intervals", "rounds", "order", "runs", "none", "blocks"
+};
 
 const char *const compare_stat_name[COMPARE_NSTATS] = {
 	"count", "min", "mean", "p50", "p90", "p99", "p99.9", "p99.99", "p99.999", "max", "missed",
@@ -530,12 +533,16 @@ int compare_build_runs(struct comparison *c, const struct report *const *a,
 			       na, nb);
 	/* Two runs one after the other: whatever changed between them in the
 	 * meantime (temperature, other work, the page cache) is in the shift,
-	 * and one run a side has no measure of how much runs differ. */
+	 * and one run a side has no measure of how much runs differ: each
+	 * run's own spread and drift stand in for it (issue 30), which a whole
+	 * run's offset escapes. */
 	return add_str(&c->warnings, &c->nwarnings,
-		       "A and B are single runs: the noise between runs and any drift are "
-		       "not in the test, and on a noisy machine they can be the whole shift; "
-		       "give several runs a side (A1 A2 A3 A4 vs B1 B2 B3 B4), or use rtsoak "
-		       "ab, which interleaves the arms' rounds and tests for drift");
+		       "A and B are single runs: the noise between runs is not in the test "
+		       "(each run's own spread and drift stand in for it, and what they cannot "
+		       "separate is no verdict), and on a noisy machine a whole run's offset "
+		       "can be the whole shift; give several runs a side (A1 A2 A3 A4 vs B1 B2 "
+		       "B3 B4), or use rtsoak ab, which interleaves the arms' rounds and tests "
+		       "for drift");
 }
 
 int compare_build(struct comparison *c, const struct report *a, const char *path_a,
@@ -836,9 +843,11 @@ bool compare_limit_broken(const struct compare_limit *l, const struct compare_ma
 		return change > l->amount;
 	}
 	/* With evidence: the whole confidence interval of the change lies
-	 * beyond the limit, a % limit taken of A's typical unit value. */
+	 * beyond the limit, a % limit taken of A's typical unit value.  A
+	 * statistic with no verdict (issue 30: one run a side cannot separate
+	 * it) has no evidence either way, as an untested one. */
 	j = compare_judged(m, l->stat);
-	if (!j || j->verdict == COMPARE_UNTESTED || !j->ci)
+	if (!j || j->verdict == COMPARE_UNTESTED || j->verdict == COMPARE_NO_VERDICT || !j->ci)
 		return false;
 	if (evidence)
 		*evidence = true;

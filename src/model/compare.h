@@ -7,10 +7,15 @@
  * rests on the samples themselves: its unit is a per-interval maximum from
  * the time series (thinned into blocks while they stay autocorrelated) or a
  * per-round value from `rtsoak ab`, tested with Mann-Whitney U and a
- * Hodges-Lehmann confidence interval for the shift.  The percentiles of
- * two separate runs (and everything where there is no series) are judged
- * by order-statistic confidence intervals in each run, which assume
- * independent samples: the report says which was used.
+ * Hodges-Lehmann confidence interval for the shift.  p50, p99 and p99.9 of
+ * two separate runs go the same way over the per-interval quantiles the
+ * series keep (issue 30); the other percentiles, and everything without
+ * them (a report before them, a cyclictest file, no series), by
+ * order-statistic confidence intervals in each run, which assume
+ * independent samples: the report says which was used.  One run a side
+ * has no measure of the noise between runs, so a significant shift it
+ * cannot separate from a run's own spread or drift is "no verdict"
+ * (compare_verdict.c, separable).
  *
  * Each statistic gets its own verdict (compare_verdict.c): the typical
  * latency (p50, p99) and the tail (max, p99.9) can move apart, and the
@@ -51,6 +56,10 @@ enum compare_verdict {
 	COMPARE_WORSE,	  /* B higher */
 	COMPARE_UNTESTED, /* not enough data (no samples, no histogram, too few units) */
 	COMPARE_MIXED,	  /* one judged statistic better, another worse */
+	/* The evidence cannot separate A from B (issue 30): too few blocks, a
+	 * run that drifts, or blocks that spread more than the shift; never
+	 * better or worse.  Printed "no verdict". */
+	COMPARE_NO_VERDICT,
 };
 
 enum compare_method {
@@ -59,7 +68,14 @@ enum compare_method {
 	COMPARE_BY_ORDER,     /* order-statistic CI of a percentile, samples taken as independent */
 	COMPARE_BY_RUNS,      /* per-run values (several runs a side) */
 	COMPARE_BY_NOTHING,
+	COMPARE_BY_BLOCKS, /* per-interval quantiles of the time series, in blocks */
 };
+
+/* Fewer intervals (or blocks) a side than this: no verdict (issue 30). */
+#define COMPARE_MIN_BLOCKS 6
+/* A single run drifts when the rank correlation of its blocks with their
+ * order has a two-sided p below this (compare_verdict.c, separable). */
+#define COMPARE_RUN_DRIFT_ALPHA 0.05
 
 /* The statistics a table row and a --fail-if limit can name. */
 enum compare_stat {
@@ -101,7 +117,7 @@ struct compare_value {
  * named, `stat` what was tested. */
 struct compare_judgement {
 	enum compare_stat asked, stat;
-	enum compare_verdict verdict; /* SAME, BETTER, WORSE or UNTESTED */
+	enum compare_verdict verdict; /* SAME, BETTER, WORSE, UNTESTED or NO_VERDICT */
 	enum compare_method method;
 	/* Shift of B against A in ns, its CI, p-value (-1: none, the
 	 * intervals decide), and the units used. */
@@ -116,6 +132,12 @@ struct compare_judgement {
 	double ref_ns;	  /* A's typical unit value: the base of % effects and % limits */
 	double effect_ns; /* the --min-effect that applied: max(ns, pct of ref_ns) */
 	char note[112];	  /* why untested, no practical difference, or what a method assumed */
+	/* Series methods (intervals, blocks): the larger of the two runs'
+	 * interquartile range of their blocks, and the larger trend within a
+	 * run (second half's median - first half's, drift_side 'A' or 'B',
+	 * Spearman p; drift_p 1 and drift_ns 0: none significant). */
+	double spread_ns, drift_ns, drift_p;
+	char drift_side;
 };
 
 /* A trend over an arm's rounds (rtsoak ab). */
@@ -279,6 +301,12 @@ int compare_limit_parse(const char *text, bool raw, struct compare_limit *out, c
  * a test to decide. */
 bool compare_limit_broken(const struct compare_limit *l, const struct compare_match *m,
 			  bool *checkable, bool *evidence);
+/* Has j a shift to show (a test was made)?  Not when untested, nor when
+ * no verdict for too few intervals (issue 30: p < 0 there). */
+static inline bool compare_judgement_tested(const struct compare_judgement *j)
+{
+	return j->verdict != COMPARE_UNTESTED && (j->verdict != COMPARE_NO_VERDICT || j->p >= 0);
+}
 /* The judgement of stat in m (as tested, not as asked), or NULL. */
 const struct compare_judgement *compare_judged(const struct compare_match *m,
 					       enum compare_stat stat);
@@ -287,6 +315,8 @@ const struct compare_judgement *compare_judged(const struct compare_match *m,
  * its two-sided p: exact by enumerating the orders for n <= 8, the normal
  * approximation above.  n < 3: rho 0, p 1. */
 void compare_spearman(const double *x, size_t n, double *rho, double *p);
+/* The same over all n values (exact up to 8, normal approximation above). */
+void compare_trend(const double *x, size_t n, double *rho, double *p);
 
 /* The match's name for a person: "PROBE cpu N (PHASE)" or "PROBE all CPUs
  * (PHASE)", names escaped (util_escape: they come from files), cut to len. */

@@ -24,8 +24,6 @@
 #include "parse.h"
 #include "stats.h"
 
-/* Fewer units than this per side cannot carry a rank test. */
-#define MIN_UNITS 5
 /* Thinning stops when a side would have fewer blocks than this. */
 #define MIN_BLOCKS 10
 
@@ -241,20 +239,26 @@ static const struct report_series *find_series(const struct report *r, const cha
 	return NULL;
 }
 
-/* The per-interval maxima behind a result, in *out (malloc'd), or 0 when
- * there is no usable series.  An aggregate takes the largest over its
- * CPUs' series interval by interval.  Intervals with fewer than half the
- * median sample count (the partial last one, a stall) are left out: their
- * max is biased low. */
-static size_t interval_maxima(const struct report *r, const struct report_result *res,
-			      uint64_t *interval_ns, double **out)
+/* The per-interval values behind a result, in *out (malloc'd), or 0 when
+ * there is no usable series: col SERIES_NQ the maxima, col k < SERIES_NQ
+ * the quantile series_quant_pct[k] (series.h; none in reports before them).
+ * An aggregate takes the largest over its CPUs' series interval by
+ * interval (for a quantile: the worst CPU's, an upper bound of the
+ * aggregate's own).  Intervals with fewer than half the median sample count
+ * (the partial last one, a stall) are left out: their max is biased low and
+ * their quantiles rest on few samples.  *merged: a quantile series had
+ * merged pairs (its values are upper bounds). */
+static size_t interval_values(const struct report *r, const struct report_result *res, int col,
+			      uint64_t *interval_ns, bool *merged, double **out)
 {
 	const struct report_series *one[1], **ser = one;
 	size_t nser = 0, n = SIZE_MAX, k = 0;
 	double *max = NULL;
 	uint64_t *cnt = NULL;
+	bool quant = col < SERIES_NQ;
 
 	*out = NULL;
+	*merged = false;
 	/* Series span every phase: they stand for a phase's result only when
 	 * it is "all" or the run had a single phase. */
 	if (strcmp(res->phase, "all") && json_array_size(json_object_get(r->config, "phases")) > 1)
@@ -272,15 +276,29 @@ static size_t interval_maxima(const struct report *r, const struct report_result
 				ser[nser++] = &r->series[i];
 	}
 	for (size_t i = 0; i < nser; i++) {
-		if (ser[i]->interval_ns != ser[0]->interval_ns)
-			nser = 0; /* CPUs merged differently: no common grid */
-		else if (ser[i]->n < n)
-			n = ser[i]->n;
+		uint64_t ivl = quant ? ser[i]->quant_interval_ns : ser[i]->interval_ns;
+		uint64_t ivl0 = quant ? ser[0]->quant_interval_ns : ser[0]->interval_ns;
+		size_t ni = quant ? ser[i]->nquant : ser[i]->n;
+		*merged |= quant && ser[i]->quant_merged;
+		if (ivl != ivl0 || (quant && !ni))
+			nser = 0; /* CPUs merged differently (no common grid), or no quantiles */
+		else if (ni < n)
+			n = ni;
 	}
 	if (!nser || !n || n == SIZE_MAX || !(max = calloc(n, sizeof(*max))) ||
 	    !(cnt = calloc(n, sizeof(*cnt))))
 		goto out;
 	for (size_t i = 0; i < nser; i++) {
+		if (quant) {
+			for (size_t j = 0; j < n; j++) {
+				const struct series_quant *q = &ser[i]->quant[j];
+				double v = q->count ? (double)series_quant_ns(q->q[col]) : 0;
+				if (v > max[j])
+					max[j] = v;
+				cnt[j] += q->count;
+			}
+			continue;
+		}
 		struct series_cursor c;
 		struct series_interval iv;
 		series_cursor_init(&c, ser[i]->st, 0);
@@ -302,7 +320,7 @@ static size_t interval_maxima(const struct report *r, const struct report_result
 	for (size_t j = 0; j < n; j++)
 		if (cnt[j] && 2 * (double)cnt[j] >= med)
 			max[k++] = max[j];
-	*interval_ns = ser[0]->interval_ns;
+	*interval_ns = quant ? ser[0]->quant_interval_ns : ser[0]->interval_ns;
 	*out = max;
 	max = NULL;
 out:
@@ -313,21 +331,161 @@ out:
 	return *out ? k : 0;
 }
 
-/* max by interval maxima.  Returns 1 when it applied, 0 when the series do
- * not allow it, -ENOMEM. */
-static int by_intervals(struct compare_judgement *j, const struct compare_match *m,
-			const struct comparison *c)
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The interquartile range of x (n >= 1): the spread of a run's blocks. */
+static double iqr(const double *x, size_t n)
+{
+	double *s = malloc(n * sizeof(*s)), v;
+
+	if (!s)
+		return 0;
+	memcpy(s, x, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	/* linear interpolation between order statistics (type 7) */
+	double lo = 0.25 * (double)(n - 1), hi = 0.75 * (double)(n - 1);
+	size_t l = (size_t)lo, h = (size_t)hi;
+	double ql = s[l] + (lo - (double)l) * (l + 1 < n ? s[l + 1] - s[l] : 0);
+	double qh = s[h] + (hi - (double)h) * (h + 1 < n ? s[h + 1] - s[h] : 0);
+	v = qh - ql;
+	free(s);
+	return v;
+}
+
+struct rank_of {
+	double v;
+	size_t i;
+};
+
+static int cmp_rank_of(const void *a, const void *b)
+{
+	const struct rank_of *x = a, *y = b;
+	return (x->v > y->v) - (x->v < y->v);
+}
+
+/* Spearman's rho of x with its order and its two-sided p: exact up to 8
+ * values (compare_spearman), else the normal approximation over all of
+ * them (compare_spearman's looks at the first 64 only, enough for ab's
+ * rounds, not for a day's blocks). */
+void compare_trend(const double *x, size_t n, double *rho, double *p)
+{
+	struct rank_of *r;
+	double *rk;
+
+	if (n <= 8) {
+		compare_spearman(x, n, rho, p);
+		return;
+	}
+	*rho = 0;
+	*p = 1;
+	r = malloc(n * sizeof(*r));
+	rk = malloc(n * sizeof(*rk));
+	if (!r || !rk)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		r[i] = (struct rank_of){ x[i], i };
+	qsort(r, n, sizeof(*r), cmp_rank_of);
+	for (size_t i = 0; i < n;) { /* average ranks for ties */
+		size_t e = i;
+		while (e + 1 < n && r[e + 1].v == r[i].v)
+			e++;
+		for (size_t k = i; k <= e; k++)
+			rk[r[k].i] = (double)(i + e) / 2 + 1;
+		i = e + 1;
+	}
+	double mr = ((double)n + 1) / 2, sxy = 0, sxx = 0, syy = 0;
+	for (size_t i = 0; i < n; i++) {
+		double dx = rk[i] - mr, dy = (double)i + 1 - mr;
+		sxy += dx * dy;
+		sxx += dx * dx;
+		syy += dy * dy;
+	}
+	if (sxx > 0 && syy > 0) {
+		*rho = sxy / sqrt(sxx * syy);
+		*p = 2 * (1 - stats_norm_cdf(fabs(*rho) * sqrt((double)n - 1)));
+	}
+out:
+	free(r);
+	free(rk);
+}
+
+/* What a single run's blocks cannot separate (issue 30): a verdict of
+ * better or worse stands only when neither run drifts by half the shift or
+ * more (a trend of its blocks, Spearman p < COMPARE_RUN_DRIFT_ALPHA: the
+ * difference may be when the runs were taken) and the shift is larger
+ * than the spread of a run's blocks (their interquartile range: one run a
+ * side cannot measure how much a second run would differ, and within a
+ * run its blocks differ by this much).  Else "no verdict" with the reason
+ * in the note. */
+static void separable(struct compare_judgement *j, const double *a, size_t na, const double *b,
+		      size_t nb)
+{
+	const double *side[2] = { a, b };
+	size_t n[2] = { na, nb };
+
+	j->spread_ns = 0;
+	for (int s = 0; s < 2; s++) {
+		double q = iqr(side[s], n[s]);
+		if (q > j->spread_ns)
+			j->spread_ns = q;
+	}
+	j->drift_p = 1;
+	j->drift_ns = 0;
+	for (int s = 0; s < 2; s++) {
+		double rho, p, first, last;
+		size_t h = n[s] / 2;
+		compare_trend(side[s], n[s], &rho, &p);
+		first = median(side[s], h);
+		last = median(side[s] + n[s] - h, h);
+		if (p < COMPARE_RUN_DRIFT_ALPHA && fabs(last - first) > fabs(j->drift_ns)) {
+			j->drift_ns = last - first;
+			j->drift_p = p;
+			j->drift_side = s ? 'B' : 'A';
+		}
+	}
+	if (j->verdict != COMPARE_BETTER && j->verdict != COMPARE_WORSE)
+		return;
+	if (j->drift_p < COMPARE_RUN_DRIFT_ALPHA && 2 * fabs(j->drift_ns) >= fabs(j->shift_ns)) {
+		j->verdict = COMPARE_NO_VERDICT;
+		snprintf(j->note, sizeof(j->note),
+			 "no verdict: %c drifts by %+.1f us within its run (Spearman p %.2g), half "
+			 "the shift %+.1f us or more",
+			 j->drift_side, j->drift_ns / 1000.0, j->drift_p, j->shift_ns / 1000.0);
+	} else if (fabs(j->shift_ns) <= j->spread_ns) {
+		j->verdict = COMPARE_NO_VERDICT;
+		snprintf(j->note, sizeof(j->note),
+			 "no verdict: a run's blocks spread by %.1f us (IQR), more than the shift "
+			 "%+.1f us",
+			 j->spread_ns / 1000.0, j->shift_ns / 1000.0);
+	}
+}
+
+/* max by interval maxima (col SERIES_NQ), a percentile by its per-interval
+ * quantiles (col k): blocks of intervals, merged while neighbours are still
+ * correlated, by Mann-Whitney U and a Hodges-Lehmann interval, then what
+ * one run a side cannot separate (separable).  Returns 1 when it applied
+ * (the verdict is decided), 0 when the series do not have the values (the
+ * caller falls back), -ENOMEM. */
+static int by_series(struct compare_judgement *j, const struct compare_match *m,
+		     const struct comparison *c, int col)
 {
 	double *a, *b;
 	uint64_t ia = 0, ib = 0;
-	size_t na = interval_maxima(c->a, m->a, &ia, &a);
-	size_t nb = interval_maxima(c->b, m->b, &ib, &b);
+	bool ma, mb;
+	size_t na = interval_values(c->a, m->a, col, &ia, &ma, &a);
+	size_t nb = interval_values(c->b, m->b, col, &ib, &mb, &b);
 	size_t block = 1;
 	double r1 = 0;
 	int rc = 0;
+	const char *what = col < SERIES_NQ ? "quantile" : "maxima";
 
-	if (na < MIN_UNITS || nb < MIN_UNITS)
+	if (!a || !b)
 		goto out;
+	j->method = col < SERIES_NQ ? COMPARE_BY_BLOCKS : COMPARE_BY_INTERVALS;
 	/* Different series intervals (a longer run merged pairs): bring the
 	 * finer one onto the coarser grid when one is a multiple of the other. */
 	if (ia != ib) {
@@ -338,11 +496,24 @@ static int by_intervals(struct compare_judgement *j, const struct compare_match 
 			na = stats_block_max(a, na, big / small);
 		else
 			nb = stats_block_max(b, nb, big / small);
-		if (na < MIN_UNITS || nb < MIN_UNITS)
-			goto out;
 	}
-	/* Thin out while neighbouring maxima are still correlated: a rank
-	 * test over dependent units claims more certainty than it has. */
+	j->unit_ns = ia > ib ? ia : ib;
+	j->na = na;
+	j->nb = nb;
+	if (na < COMPARE_MIN_BLOCKS || nb < COMPARE_MIN_BLOCKS) {
+		j->verdict = COMPARE_NO_VERDICT;
+		j->p = -1;
+		snprintf(j->note, sizeof(j->note),
+			 "no verdict: %zu vs %zu intervals with samples, fewer than %d a side "
+			 "(a longer run, or a finer --series-interval)",
+			 na, nb, COMPARE_MIN_BLOCKS);
+		rc = 1;
+		goto out;
+	}
+	/* Thin out while neighbouring values are still correlated: a rank
+	 * test over dependent units claims more certainty than it has.  A
+	 * block's value is the largest of its intervals' (for a quantile an
+	 * upper bound of the block's own, as a merged series keeps). */
 	for (;;) {
 		double ra1 = fabs(stats_autocorr1(a, na)), rb1 = fabs(stats_autocorr1(b, nb));
 		size_t nmin = na < nb ? na : nb;
@@ -356,16 +527,21 @@ static int by_intervals(struct compare_judgement *j, const struct compare_match 
 	if ((rc = rank_test(j, a, na, b, nb, c->work)) < 0)
 		goto out;
 	j->ref_ns = median_big(a, na);
-	j->method = COMPARE_BY_INTERVALS;
-	j->unit_ns = (ia > ib ? ia : ib) * block;
+	j->unit_ns *= block;
 	if (block > 1)
 		snprintf(j->note, sizeof(j->note),
-			 "maxima of %zu-interval blocks (neighbouring intervals were correlated)",
+			 "%s of %zu-interval blocks (neighbouring intervals were correlated)", what,
 			 block);
 	if (r1 > 2.0 / sqrt((double)(na < nb ? na : nb)))
 		snprintf(j->note, sizeof(j->note),
-			 "interval maxima still correlated (lag-1 %.2f): the test is optimistic",
+			 "interval %s still correlated (lag-1 %.2f): the test is optimistic", what,
 			 r1);
+	if ((ma || mb) && !j->note[0])
+		snprintf(j->note, sizeof(j->note),
+			 "a long run's merged intervals: their %s are upper bounds",
+			 compare_stat_name[j->stat]);
+	decide(j, &c->opts);
+	separable(j, a, na, b, nb);
 	rc = 1;
 out:
 	free(a);
@@ -679,7 +855,8 @@ static void max_caveat(struct compare_match *m, const struct compare_opts *o)
  * headline the issue found wrong); same otherwise. */
 static void overall(struct compare_match *m, const struct compare_opts *o)
 {
-	char better[96] = "", worse[96] = "", untested[96] = "", small[128] = "";
+	char better[96] = "", worse[96] = "", untested[96] = "", small[128] = "", nover[96] = "";
+	const struct compare_judgement *why_not = NULL; /* the first no verdict */
 	size_t ntested = 0, nmoved = 0, nstrong = 0;
 	double effect = 0, p_min = 1;
 	bool by_p = false;
@@ -706,6 +883,12 @@ static void overall(struct compare_match *m, const struct compare_opts *o)
 		case COMPARE_UNTESTED:
 			add_name(untested, sizeof(untested), j);
 			continue;
+		case COMPARE_NO_VERDICT:
+			/* tested: it counts for the Bonferroni rule below */
+			add_name(nover, sizeof(nover), j);
+			if (!why_not)
+				why_not = j;
+			break;
 		default:
 			if (j->significant) {
 				size_t l;
@@ -725,7 +908,7 @@ static void overall(struct compare_match *m, const struct compare_opts *o)
 	 * needs nothing more (each at alpha: no likelier than one).  Together:
 	 * at most alpha + alpha^k. */
 	if (nmoved && nmoved < ntested && !nstrong) {
-		m->verdict = COMPARE_SAME;
+		m->verdict = COMPARE_NO_VERDICT;
 		if (by_p)
 			snprintf(m->reason, sizeof(m->reason),
 				 "no verdict: %s %s alone at p %.2g, short of the %.3g that %zu "
@@ -741,18 +924,32 @@ static void overall(struct compare_match *m, const struct compare_opts *o)
 		max_caveat(m, o);
 		return;
 	}
+	/* What could not be tested or separated, after the verdict */
+	char open_[200] = "";
+	if (untested[0] || nover[0])
+		snprintf(open_, sizeof(open_), "; %s%s%s%s%s", untested,
+			 untested[0] ? " not tested" : "", untested[0] && nover[0] ? ", " : "",
+			 nover, nover[0] ? " no verdict" : "");
 	/* A statistic that moved is the answer even when another could not
-	 * be tested (a regression of p99 is not hidden behind an untestable
-	 * max); with nothing moved, an untested one leaves it open. */
+	 * be tested or separated (a regression of p99 is not hidden behind an
+	 * untestable max); with nothing moved, one that could not be
+	 * separated leaves it open, and so does an untested one. */
 	if (better[0] && worse[0]) {
 		m->verdict = COMPARE_MIXED;
-		snprintf(m->reason, sizeof(m->reason), "%s better, %s worse%s%s%s", better, worse,
-			 untested[0] ? "; " : "", untested, untested[0] ? " not tested" : "");
+		snprintf(m->reason, sizeof(m->reason), "%s better, %s worse%s", better, worse,
+			 open_);
 	} else if (better[0] || worse[0]) {
 		m->verdict = better[0] ? COMPARE_BETTER : COMPARE_WORSE;
-		snprintf(m->reason, sizeof(m->reason), "%s %s%s%s%s", better[0] ? better : worse,
-			 better[0] ? "better" : "worse", untested[0] ? "; " : "", untested,
-			 untested[0] ? " not tested" : "");
+		snprintf(m->reason, sizeof(m->reason), "%s %s%s", better[0] ? better : worse,
+			 better[0] ? "better" : "worse", open_);
+	} else if (why_not) {
+		m->verdict = COMPARE_NO_VERDICT;
+		/* its note starts "no verdict: " */
+		const char *n = why_not->note;
+		if (!strncmp(n, "no verdict: ", 12))
+			n += 12;
+		snprintf(m->reason, sizeof(m->reason), "no verdict: %s: %s",
+			 compare_stat_name[why_not->stat], n);
 	} else if (untested[0]) {
 		m->verdict = COMPARE_UNTESTED;
 		snprintf(m->reason, sizeof(m->reason), "%s not tested", untested);
@@ -811,10 +1008,27 @@ static int no_samples(struct compare_match *m, const struct compare_opts *o)
 	return untested_match(m, o) ? -ENOMEM : 1;
 }
 
+/* The series column that holds stat per interval (interval_values), or -1. */
+static int series_col(enum compare_stat s)
+{
+	switch (s) {
+	case COMPARE_P50:
+		return SERIES_Q50;
+	case COMPARE_P99:
+		return SERIES_Q99;
+	case COMPARE_P99_9:
+		return SERIES_Q99_9;
+	case COMPARE_MAX:
+		return SERIES_NQ;
+	default:
+		return -1;
+	}
+}
+
 int compare_judge_runs(struct compare_match *m, const struct comparison *c, bool intervals)
 {
 	enum compare_stat s[COMPARE_MAX_JUDGED];
-	bool by_max = false;
+	size_t by_max = 0, by_blocks = 0, n_order = 0, applied = 0;
 	int rc;
 
 	if ((rc = no_samples(m, &c->opts)))
@@ -823,27 +1037,41 @@ int compare_judge_runs(struct compare_match *m, const struct comparison *c, bool
 		return -ENOMEM;
 	for (size_t i = 0; i < m->nj; i++) {
 		struct compare_judgement *j = &m->j[i];
+		int col = series_col(s[i]);
 		j->asked = j->stat = s[i];
 		j->p = -1;
-		if (s[i] == COMPARE_MAX) {
-			if (intervals && (rc = by_intervals(j, m, c)) < 0)
-				return rc;
-			if (intervals && rc == 1) {
-				by_max = true;
-				decide(j, &c->opts);
-				continue;
-			}
-			/* One sample a run: the tail by its nearest percentile. */
-			j->stat = COMPARE_P99_9;
+		if (intervals && col >= 0 && (rc = by_series(j, m, c, col)) < 0)
+			return rc;
+		if (intervals && col >= 0 && rc == 1) {
+			/* the match's method: what tested something (a series
+			 * too short for any test says so in its no verdict) */
+			by_max += col == SERIES_NQ && compare_judgement_tested(j);
+			by_blocks += col < SERIES_NQ && compare_judgement_tested(j);
+			applied++;
+			continue;
 		}
+		/* One sample a run: the tail by its nearest percentile. */
+		if (s[i] == COMPARE_MAX)
+			j->stat = COMPARE_P99_9;
 		by_order(j, m, c->opts.non);
+		n_order += j->method == COMPARE_BY_ORDER;
 		if (j->verdict != COMPARE_UNTESTED)
 			decide(j, &c->opts);
+		/* Why order statistics, for this statistic (the match's note says
+		 * it for all of them) */
+		if (intervals && j->method == COMPARE_BY_ORDER && !j->note[0])
+			snprintf(j->note, sizeof(j->note), "%s",
+				 col >= 0 ? "no per-interval quantiles in the series (a report "
+					    "before them): order statistics, optimistic"
+					  : "the series keep p50, p99, p99.9 and max per interval, "
+					    "not this: order statistics, optimistic");
 	}
-	m->method = by_max ? COMPARE_BY_INTERVALS : COMPARE_BY_NOTHING;
-	for (size_t i = 0; i < m->nj && !by_max; i++)
-		if (m->j[i].method == COMPARE_BY_ORDER)
-			m->method = COMPARE_BY_ORDER;
+	/* series that were too short for any test still name the method
+	 * (their no verdict says why), unless order statistics tested */
+	m->method = by_max || by_blocks ? COMPARE_BY_INTERVALS
+		    : n_order		? COMPARE_BY_ORDER
+		    : applied		? COMPARE_BY_INTERVALS
+					: COMPARE_BY_NOTHING;
 	if (m->method == COMPARE_BY_NOTHING)
 		snprintf(m->note, sizeof(m->note), "%s", m->j[0].note);
 	else if (m->method == COMPARE_BY_ORDER)
@@ -853,10 +1081,19 @@ int compare_judge_runs(struct compare_match *m, const struct comparison *c, bool
 			 intervals
 			     ? "no usable series (too few intervals, or one phase of several)"
 			     : "not every result of this probe has a time series in both runs");
+	else if (!n_order)
+		snprintf(m->note, sizeof(m->note),
+			 "max by interval maxima, percentiles by per-interval quantiles, in blocks "
+			 "of intervals: one run a side, so a run's own spread is the yardstick");
+	else if (by_blocks)
+		snprintf(m->note, sizeof(m->note),
+			 "max by interval maxima, p50/p99/p99.9 by per-interval quantiles; the "
+			 "others by order statistics (optimistic)");
 	else
 		snprintf(m->note, sizeof(m->note),
 			 "max by interval maxima; percentiles by order statistics, which take "
-			 "samples as independent: optimistic");
+			 "samples as independent: optimistic (no per-interval quantiles: a report "
+			 "before them)");
 	overall(m, &c->opts);
 	return 0;
 }

@@ -331,6 +331,7 @@ void report_clear_results(struct report *r, size_t keep_warnings)
 				series_store_free(r->series[i].st);
 			free(r->series[i].st);
 			free(r->series[i].spikes);
+			free(r->series[i].quant);
 		}
 	}
 	free(r->series);

@@ -103,7 +103,15 @@ struct report_series {
 	uint64_t spikes_total, spikes_overwritten, spikes_unlogged, stalls;
 	struct series_spike *spikes;
 	size_t nspikes;
-	bool borrowed; /* st and spikes belong to the running session: not freed here */
+	/* Per-interval quantiles (series.h): quant[j] covers run time
+	 * [j * quant_interval_ns, (j + 1) * quant_interval_ns); quant_merged:
+	 * pairs were merged, each quantile is then the larger of its parts'
+	 * (an upper bound).  nquant 0: none (reports before them, cyclictest). */
+	struct series_quant *quant;
+	size_t nquant;
+	uint64_t quant_interval_ns;
+	bool quant_merged;
+	bool borrowed; /* st, spikes and quant belong to the running session: not freed here */
 };
 
 struct report {

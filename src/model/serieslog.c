@@ -18,7 +18,14 @@
 #include "serieslog.h"
 #include "util.h"
 
-enum { SERIESLOG_CHECKPOINT = 1, SERIESLOG_RESET = 1 };
+/* Type 2 (issue 30) is type 1 with each series' quantiles after its
+ * counters; the reader takes both. */
+enum {
+	SERIESLOG_CHECKPOINT = 1,
+	SERIESLOG_CHECKPOINT_Q = 2,
+	SERIESLOG_RESET = 1,
+	SERIESLOG_MERGED = 2
+};
 
 /* ------------------------------------------------------------ bytes -- */
 
@@ -210,11 +217,34 @@ static int put_series(struct lbuf *b, struct serieslog_mark *mk, const struct re
 	rc |= put_u64(b, rs->spikes_unlogged);
 	rc |= put_u64(b, rs->threshold_ns);
 	rc |= put_u64(b, rs->threshold_at_ns);
+	/* The quantiles, from the last one logged again (a merge may add to
+	 * it), or all of them when their interval changed. */
+	bool qreset = mk->quant_interval_ns && mk->quant_interval_ns != rs->quant_interval_ns;
+	size_t qfirst = qreset || !mk->nquant ? 0 : mk->nquant - 1;
+	size_t qm = rs->nquant > qfirst ? rs->nquant - qfirst : 0;
+	rc |= put_u64(b, rs->quant_interval_ns);
+	rc |=
+	    put_u64(b, (qreset ? SERIESLOG_RESET : 0) | (rs->quant_merged ? SERIESLOG_MERGED : 0));
+	rc |= put_u64(b, qfirst);
+	rc |= put_u64(b, qm);
+	for (size_t i = qfirst; i < qfirst + qm; i++) {
+		const struct series_quant *q = &rs->quant[i];
+		rc |= put_u64(b, q->count);
+		for (unsigned k = 0; k < SERIES_NQ; k++) {
+			rc |= put_u64(b, q->q[k]);
+			if (i >= mk->nquant || qreset)
+				*json += util_digits(series_quant_ns(q->q[k])) + 1;
+		}
+		if (i >= mk->nquant || qreset)
+			*json += util_digits(q->count) + 1;
+	}
 	if (rc)
 		return -ENOMEM;
 	mk->n = first + m;
 	mk->nspikes = sfirst + nsp;
 	mk->interval_ns = rs->interval_ns;
+	mk->nquant = qfirst + qm;
+	mk->quant_interval_ns = rs->quant_interval_ns;
 	return 0;
 }
 
@@ -236,8 +266,8 @@ int serieslog_append(struct serieslog *j, const struct report *r, uint64_t t_ns,
 	rc = lbuf_room(&b, SERIESLOG_RECORD_HEAD) ? -ENOMEM : 0;
 	b.n = SERIESLOG_RECORD_HEAD; /* filled in below */
 	if (!rc)
-		rc =
-		    put_u64(&b, SERIESLOG_CHECKPOINT) | put_u64(&b, t_ns) | put_u64(&b, j->nseries);
+		rc = put_u64(&b, SERIESLOG_CHECKPOINT_Q) | put_u64(&b, t_ns) |
+		     put_u64(&b, j->nseries);
 	for (size_t k = 0; !rc && k < j->nseries; k++)
 		rc = put_series(&b, &j->mark[k], &r->series[k], &json);
 	if (!rc && b.n - SERIESLOG_RECORD_HEAD > SERIESLOG_RECORD_MAX)
@@ -335,8 +365,54 @@ static uint64_t get_u64(struct lrd *d, unsigned bits)
 	return 0;
 }
 
+/* The quantiles' part of a series entry (type 2). */
+static const char *apply_quant(struct lrd *d, struct report_series *rs, size_t *cap)
+{
+	uint64_t ivl = get_u64(d, 63), flags = get_u64(d, 2), first = get_u64(d, 63);
+	uint64_t m = get_u64(d, 63);
+
+	if (d->bad)
+		return "a series' quantiles are cut short or out of range";
+	if (flags & SERIESLOG_RESET)
+		rs->nquant = 0;
+	if (!m && !rs->nquant)
+		return ""; /* none yet (ivl is the series', which may not have any) */
+	if (!ivl || (first != rs->nquant && !(rs->nquant && first == rs->nquant - 1)))
+		return "a series' quantiles continue from another point than where they stopped";
+	/* each entry takes 4 bytes at least */
+	if (m > (d->n - d->off) / 4 || first + m > REPORT_INTERVALS_MAX)
+		return "a series' quantiles run past the record";
+	if (first + m > *cap) {
+		size_t c = *cap ? *cap : 64;
+		while (c < first + m)
+			c *= 2;
+		struct series_quant *q = realloc(rs->quant, c * sizeof(*q));
+		if (!q)
+			return NULL;
+		rs->quant = q;
+		*cap = c;
+	}
+	for (uint64_t i = 0; i < m; i++) {
+		struct series_quant *q = &rs->quant[first + i];
+		q->count = (uint32_t)get_u64(d, 32);
+		for (unsigned k = 0; k < SERIES_NQ; k++) {
+			uint64_t b = get_u64(d, 16);
+			if (b >= HISTOGRAM_BUCKETS && b != SERIES_QUANT_NONE)
+				d->bad = true;
+			q->q[k] = (uint16_t)b;
+		}
+	}
+	if (d->bad)
+		return "a series' quantile is cut short or out of range";
+	rs->nquant = first + m;
+	rs->quant_interval_ns = ivl;
+	rs->quant_merged = flags & SERIESLOG_MERGED;
+	return "";
+}
+
 /* Apply one series' part of a record to rs; a string for what is wrong. */
-static const char *apply_series(struct lrd *d, struct report_series *rs, size_t *cap_spikes)
+static const char *apply_series(struct lrd *d, struct report_series *rs, size_t *cap_spikes,
+				size_t *cap_quant, bool quant)
 {
 	uint64_t ivl = get_u64(d, 63), flags = get_u64(d, 1), first = get_u64(d, 63);
 	uint64_t m = get_u64(d, 63), nbytes = get_u64(d, 63);
@@ -404,7 +480,9 @@ static const char *apply_series(struct lrd *d, struct report_series *rs, size_t 
 	rs->spikes_unlogged = get_u64(d, 63);
 	rs->threshold_ns = get_u64(d, 63);
 	rs->threshold_at_ns = get_u64(d, 63);
-	return d->bad ? "a series' counters are cut short or out of range" : "";
+	if (d->bad)
+		return "a series' counters are cut short or out of range";
+	return quant ? apply_quant(d, rs, cap_quant) : "";
 }
 
 /* One record's payload; "" when applied, else what is wrong (NULL: ENOMEM). */
@@ -414,12 +492,13 @@ static const char *apply_record(struct report *r, const unsigned char *p, size_t
 	struct lrd d = { p, n, 0, false };
 	uint64_t type = get_u64(&d, 63), t = get_u64(&d, 63), ns = get_u64(&d, 63);
 
-	if (d.bad || type != SERIESLOG_CHECKPOINT)
+	if (d.bad || (type != SERIESLOG_CHECKPOINT && type != SERIESLOG_CHECKPOINT_Q))
 		return "a record of an unknown type";
 	if (ns != r->nseries)
 		return "a record's series do not match the report's";
 	for (size_t k = 0; k < ns; k++) {
-		const char *why = apply_series(&d, &r->series[k], &caps[k]);
+		const char *why = apply_series(&d, &r->series[k], &caps[2 * k], &caps[2 * k + 1],
+					       type == SERIESLOG_CHECKPOINT_Q);
 		if (!why || *why)
 			return why;
 	}
@@ -528,14 +607,14 @@ int serieslog_merge(struct report *r, const char *report_path, const json_t *ref
 	}
 	for (size_t k = 0; k < r->nseries; k++) {
 		struct report_series *rs = &r->series[k];
-		if (rs->n || rs->nspikes) {
+		if (rs->n || rs->nspikes || rs->nquant) {
 			log_fail(
 			    err, errlen, report_path, lname,
 			    "the report's series have columns of their own besides the series log's");
 			goto out;
 		}
 	}
-	if (!(caps = calloc(r->nseries + 1, sizeof(*caps)))) {
+	if (!(caps = calloc(2 * r->nseries + 1, sizeof(*caps)))) {
 		rc = -ENOMEM;
 		goto out;
 	}

@@ -25,7 +25,12 @@
  *     first_spike, nspikes, per spike: zigzag(t_ns - the previous one's, 0
  *     for the first), latency_ns, phase;
  *     stalls, spikes_total, spikes_overwritten, spikes_unlogged,
- *     threshold_ns, threshold_at_ns.
+ *     threshold_ns, threshold_at_ns;
+ *     and in records of type 2 (issue 30; the reader takes type 1 too) the
+ *     per-interval quantiles: quant_interval_ns, flags (1: reset, 2:
+ *     merged), first (the last one logged, which it replaces, or 0 after a
+ *     reset), m, per entry: count, then the histogram bucket of p50, p99
+ *     and p99.9 (0xffff: none).
  *
  * Each record sends a series' last logged interval again (pair merging may
  * have added to it since), so the log holds the series as they were at
@@ -56,6 +61,8 @@
 struct serieslog_mark {
 	size_t n, nspikes;    /* in the series log so far */
 	uint64_t interval_ns; /* as in the series log: a change means a reset */
+	size_t nquant;	      /* the same for the quantiles */
+	uint64_t quant_interval_ns;
 };
 
 struct serieslog {

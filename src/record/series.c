@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,6 +147,9 @@ int series_init(struct series *s, struct series_feed *feed, uint64_t base_ns, si
 	s->feed = feed;
 	s->base_ns = base_ns;
 	s->limit = limit;
+	s->quant_limit = limit < SERIES_QUANT_LIMIT ? limit : SERIES_QUANT_LIMIT;
+	while ((base_ns << s->qshift) < SERIES_QUANT_MIN_NS && s->qshift < 40)
+		s->qshift++;
 	return 0;
 }
 
@@ -290,4 +294,233 @@ void series_free(struct series *s)
 	free(s->spikes);
 	s->spikes = NULL;
 	s->nspikes = 0;
+	free(s->quant);
+	free(s->prev_idx);
+	free(s->prev_cnt);
+	s->quant = NULL;
+	s->prev_idx = NULL;
+	s->prev_cnt = NULL;
+	s->nquant = s->quant_cap = s->nprev = s->prev_cap = 0;
+}
+
+/* ------------------------------------------------ per-interval quantiles -- */
+
+const double series_quant_pct[SERIES_NQ] = { 50, 99, 99.9 };
+
+uint64_t series_quant_ns(uint16_t bucket)
+{
+	if (bucket == SERIES_QUANT_NONE)
+		return 0;
+	if (bucket >= HISTOGRAM_OVERFLOW)
+		return histogram_lower(HISTOGRAM_OVERFLOW);
+	uint64_t lo = histogram_lower(bucket);
+	return lo + (histogram_upper(bucket) - lo - 1) / 2;
+}
+
+uint64_t series_quant_interval_ns(const struct series *s)
+{
+	return s->base_ns << s->qshift;
+}
+
+uint64_t series_quant_due_ns(const struct series *s)
+{
+	return (s->qopen + 1) * series_quant_interval_ns(s) + SERIES_QUANT_LAG_NS;
+}
+
+/* series_quant_of over buckets [lo, hi] only (the rest empty). */
+static void quant_of_range(const struct histogram *h, unsigned lo, unsigned hi,
+			   struct series_quant *out)
+{
+	uint64_t total = 0, rank[SERIES_NQ], seen = 0;
+	unsigned k = 0;
+
+	for (unsigned b = lo; b <= hi && b < HISTOGRAM_BUCKETS; b++)
+		total += h->bucket[b];
+
+	out->count = sat32(total);
+	for (unsigned i = 0; i < SERIES_NQ; i++) {
+		/* nearest rank, as histogram_percentile */
+		long double r =
+		    ceill((long double)series_quant_pct[i] / 100.0L * (long double)total);
+		rank[i] = r < 1 ? 1 : (uint64_t)r;
+		out->q[i] = SERIES_QUANT_NONE;
+	}
+	if (!total)
+		return;
+	for (unsigned b = lo; b <= hi && b < HISTOGRAM_BUCKETS && k < SERIES_NQ; b++) {
+		seen += h->bucket[b];
+		while (k < SERIES_NQ && seen >= rank[k])
+			out->q[k++] = (uint16_t)b;
+	}
+}
+
+void series_quant_of(const struct histogram *h, struct series_quant *out)
+{
+	quant_of_range(h, 0, HISTOGRAM_BUCKETS - 1, out);
+}
+
+/* Two neighbours as one: counts add, each quantile the larger (an upper
+ * bound of the pair's own quantile). */
+static void quant_merge(struct series_quant *dst, const struct series_quant *src)
+{
+	if (!src->count)
+		return;
+	if (!dst->count) {
+		*dst = *src;
+		return;
+	}
+	dst->count = sat32((uint64_t)dst->count + src->count);
+	for (unsigned i = 0; i < SERIES_NQ; i++)
+		if (src->q[i] > dst->q[i])
+			dst->q[i] = src->q[i];
+}
+
+static const struct series_quant quant_none = {
+	0, { SERIES_QUANT_NONE, SERIES_QUANT_NONE, SERIES_QUANT_NONE }
+};
+
+static void quant_coarsen(struct series *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nquant; i += 2) {
+		struct series_quant v = s->quant[i];
+		if (i + 1 < s->nquant)
+			quant_merge(&v, &s->quant[i + 1]);
+		s->quant[n++] = v;
+	}
+	s->nquant = n;
+	s->qshift++;
+	s->qopen >>= 1;
+	s->quant_merged = true;
+}
+
+int series_quant_put(struct series *s, uint64_t j, const struct series_quant *v)
+{
+	/* j is in the quantile intervals of when it was taken; each merge
+	 * halves it */
+	while (j >= s->quant_limit) {
+		quant_coarsen(s);
+		j >>= 1;
+	}
+	if (s->nquant && j + 1 < s->nquant)
+		return -EINVAL;
+	if (j >= s->quant_cap) {
+		size_t cap = s->quant_cap ? s->quant_cap : 16;
+		while (cap <= j)
+			cap *= 2;
+		if (cap > s->quant_limit)
+			cap = s->quant_limit;
+		struct series_quant *q = realloc(s->quant, cap * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		s->quant = q;
+		s->quant_cap = cap;
+	}
+	while (s->nquant <= j)
+		s->quant[s->nquant++] = quant_none;
+	quant_merge(&s->quant[j], v);
+	return 0;
+}
+
+/* The recorders' live buckets summed over the phases into w->cum, their
+ * difference from the last snapshot into w->delta, and w->cum kept as the
+ * new last snapshot.  0 or -ENOMEM (then the last snapshot stays). */
+static int quant_snapshot(struct series *s, struct series_qwork *w, struct series_quant *out)
+{
+	const struct series_feed *f = s->feed;
+	unsigned lo = HISTOGRAM_BUCKETS, hi = 0;
+	size_t k = 0, nz = 0;
+
+	/* Only the buckets between the recorders' min and max can hold
+	 * samples (a sample past max read here is counted next time): a
+	 * quarter of the histogram or less, on a real machine. */
+	for (unsigned p = 0; f && p < f->nphases; p++) {
+		const struct recorder *r = f->rec[p];
+		if (!__atomic_load_n(&r->count, __ATOMIC_ACQUIRE))
+			continue;
+		unsigned a = histogram_index(__atomic_load_n(&r->min, __ATOMIC_RELAXED));
+		unsigned b = histogram_index(__atomic_load_n(&r->max, __ATOMIC_RELAXED));
+		lo = a < lo ? a : lo;
+		hi = b > hi ? b : hi;
+	}
+	if (s->nprev) { /* within the range by now; but a torn min is no reason to lose them */
+		lo = s->prev_idx[0] < lo ? s->prev_idx[0] : lo;
+		hi = s->prev_idx[s->nprev - 1] > hi ? s->prev_idx[s->nprev - 1] : hi;
+	}
+	if (lo > hi) { /* no samples yet */
+		quant_of_range(&w->delta, 1, 0, out);
+		return 0;
+	}
+	memset(&w->cum.bucket[lo], 0, (hi - lo + 1) * sizeof(w->cum.bucket[0]));
+	for (unsigned p = 0; f && p < f->nphases; p++) {
+		const struct recorder *r = f->rec[p];
+		if (!__atomic_load_n(&r->count, __ATOMIC_RELAXED))
+			continue;
+		/* Not under the recorder's sequence counter: a bucket only
+		 * grows, and a sample counted a moment late falls in the next
+		 * quantile interval. */
+		for (unsigned i = lo; i <= hi; i++)
+			w->cum.bucket[i] += __atomic_load_n(&r->hist.bucket[i], __ATOMIC_RELAXED);
+	}
+	for (unsigned i = lo; i <= hi; i++) {
+		uint64_t prev = k < s->nprev && s->prev_idx[k] == i ? s->prev_cnt[k++] : 0;
+		uint64_t c = w->cum.bucket[i];
+		w->delta.bucket[i] = c > prev ? c - prev : 0;
+		nz += c != 0;
+	}
+	if (nz > s->prev_cap) {
+		size_t cap = nz + 32 < HISTOGRAM_BUCKETS ? nz + 32 : HISTOGRAM_BUCKETS;
+		uint16_t *pi = realloc(s->prev_idx, cap * sizeof(*pi));
+		if (pi)
+			s->prev_idx = pi;
+		uint64_t *pc = pi ? realloc(s->prev_cnt, cap * sizeof(*pc)) : NULL;
+		if (!pc)
+			return -ENOMEM;
+		s->prev_cnt = pc;
+		s->prev_cap = cap;
+	}
+	s->nprev = 0;
+	for (unsigned i = lo; i <= hi; i++)
+		if (w->cum.bucket[i]) {
+			s->prev_idx[s->nprev] = (uint16_t)i;
+			s->prev_cnt[s->nprev++] = w->cum.bucket[i];
+		}
+	quant_of_range(&w->delta, lo, hi, out);
+	return 0;
+}
+
+int series_quant_tick(struct series *s, uint64_t now_ns, struct series_qwork *w)
+{
+	uint64_t qi = series_quant_interval_ns(s), j = now_ns / qi;
+	struct series_quant v;
+	int rc;
+
+	if (s->quant_flushed || j <= s->qopen || now_ns < j * qi + SERIES_QUANT_LAG_NS)
+		return 0;
+	if ((rc = quant_snapshot(s, w, &v)) < 0)
+		return rc;
+	/* What housekeeping slept through (j - 1 > qopen) is in this one:
+	 * the intervals before it have none. */
+	uint64_t at = j - 1;
+	if ((rc = series_quant_put(s, at, &v)) < 0)
+		return rc;
+	/* put may have merged pairs: j in the new intervals */
+	s->qopen = now_ns / series_quant_interval_ns(s);
+	return 0;
+}
+
+int series_quant_flush(struct series *s, struct series_qwork *w)
+{
+	struct series_quant v;
+	int rc;
+
+	if (s->quant_flushed)
+		return 0;
+	if ((rc = quant_snapshot(s, w, &v)) < 0)
+		return rc;
+	if (v.count && (rc = series_quant_put(s, s->qopen, &v)) < 0)
+		return rc;
+	s->quant_flushed = true;
+	return 0;
 }

@@ -100,6 +100,9 @@ for s in r.get("series", []):
     s["intervals"].update(count=[0] * n, max_ns=[0] * n, spikes=[0] * n, missed=[0] * n)
     s["spike_log"].update(threshold_ns=None, threshold_at_ns=None, total=0, logged=0,
                           overwritten=0, not_logged=0, t_ns=[], latency_ns=[], phase=[])
+    if "quantiles" in s:  # issue 30: no samples, no quantiles
+        q = s["quantiles"]
+        q.update({k: [0] * q["n"] for k in ("count", "p50_ns", "p99_ns", "p99_9_ns")})
 r["analysis"] = {"periodicity": [dict(probe=s["probe"], cpu=s["cpu"], source="spike log",
                                       events=0, verdict="no spike threshold was set", patterns=[])
                                  for s in r.get("series", [])],

@@ -49,7 +49,7 @@ grep -Eq '^timer all CPUs \(all\) +mixed +order +p99 better, p99\.9 \(for max\) 
 ok $? "case 1: the verdict table names both"
 [ "$(grep -n '^verdict on' c1.txt | cut -d: -f1)" -lt "$(grep -n '^statistics' c1.txt | cut -d: -f1)" ]
 ok $? "case 1: the verdicts come before the statistics"
-grep -q "A and B are single runs:" c1.txt && grep -q "the noise between runs and any drift are not in the test" c1.txt
+grep -q "A and B are single runs:" c1.txt && grep -q "the noise between runs is not in the test" c1.txt
 ok $? "case 1: two separate runs: the text says drift is not controlled"
 [ "$(jget c1.json 'r["drift_controlled"]')" = false ] && [ "$(jget c1.json 'r["schema"]')" = rtsoak-compare/2 ]
 ok $? "case 1: JSON rtsoak-compare/2 with drift_controlled false"

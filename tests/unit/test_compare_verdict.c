@@ -50,12 +50,19 @@ static uint64_t sample(double shift_ns, double tail_from, double tail_mul)
 	return (uint64_t)(20000.0 + shift_ns + x);
 }
 
-/* run() without a series (a cyclictest file), and with one more sample of
- * this latency at the end (0: none). */
-static bool no_series;
+/* run() without a series (a cyclictest file), without per-interval
+ * quantiles in its series (a report from before them), and with one more
+ * sample of this latency at the end (0: none). */
+static bool no_series, no_quant;
 static uint64_t one_more_ns;
 static const char *probe = "timer"; /* the result run() adds to its report */
 static bool keep;		    /* run() adds to the report as it is */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
 
 /* One run: timer on CPU 0, phase all, NINT intervals of PER samples, with
  * its histogram, percentiles and series (as a real report holds them). */
@@ -74,10 +81,12 @@ static void run(struct report *r, double shift_ns, double tail_from, double tail
 		abort();
 	s = no_series ? &scratch : report_add_series(r, probe, 0);
 	struct series_interval *iv = calloc(NINT, sizeof(*iv));
-	if (!s || !iv)
+	struct series_quant *q = calloc(NINT, sizeof(*q));
+	if (!s || !iv || !q)
 		abort();
 	s->interval_ns = 1000000000ull;
 	for (size_t i = 0; i < NINT; i++) {
+		uint64_t in[PER];
 		iv[i].count = PER;
 		for (size_t k = 0; k < PER; k++) {
 			uint64_t v = sample(shift_ns, tail_from, tail_mul);
@@ -87,11 +96,26 @@ static void run(struct report *r, double shift_ns, double tail_from, double tail
 			sum += (double)v;
 			if (v > iv[i].max_ns)
 				iv[i].max_ns = v;
+			in[k] = v;
 		}
+		/* the interval's quantiles as the housekeeping thread takes
+		 * them: the bucket of the nearest-rank sample */
+		qsort(in, PER, sizeof(in[0]), cmp_u64);
+		q[i].count = PER;
+		for (int k = 0; k < SERIES_NQ; k++)
+			q[i].q[k] = (uint16_t)histogram_index(
+			    in[(size_t)ceil(series_quant_pct[k] / 100.0 * PER) - 1]);
 	}
 	if (report_series_fill(s, iv, NINT))
 		abort();
 	free(iv);
+	if (!no_series && !no_quant) {
+		s->quant = q;
+		s->nquant = NINT;
+		s->quant_interval_ns = s->interval_ns;
+	} else {
+		free(q);
+	}
 	res->count = NINT * PER;
 	if (one_more_ns) {
 		histogram_add(h, one_more_ns);
@@ -192,7 +216,7 @@ int main(void)
 	unsigned alarms = 0, alarms_ab = 0, alarms_max = 0;
 	double lo, hi, rho, p;
 
-	tap_plan(29);
+	tap_plan(30);
 
 	/* --- A/A over two runs: the default verdict (p99 by order
 	 * statistics, max by interval maxima) */
@@ -236,40 +260,65 @@ int main(void)
 	   "aa_ab_false_alarms_at_most_5pct: %u of %u = %.1f %% (95 %% CI %.1f .. %.1f %%)",
 	   alarms_ab, SEEDS, 100.0 * alarms_ab / SEEDS, 100 * lo, 100 * hi);
 
-	/* --- a shift in the tail only: the worst 0.5 % of samples 20x longer
-	 * in B: max worse, p99 (below the stretched tail) the same */
+	/* --- a shift in the tail only, in every interval: the worst 2 % of
+	 * samples 10x longer in B (4 a 200-sample interval): max worse, p99
+	 * (below the stretched tail) the same */
 	tap_rnd_seed(7);
 	run(&a, 0, 1, 1);
-	run(&b, 0, 0.995, 20);
+	run(&b, 0, 0.99, 10);
 	ok(compare_build(&c, &a, "a", &b, "b", NULL) == 0 && (m = the_match(&c)), "tail_build");
 	ok(judged_verdict(m, COMPARE_MAX) == COMPARE_WORSE &&
 	       compare_judged(m, COMPARE_MAX)->method == COMPARE_BY_INTERVALS,
-	   "tail_only_max_worse_by_intervals");
+	   "tail_only_max_worse_by_intervals (%s: %s)", vname(judged_verdict(m, COMPARE_MAX)),
+	   compare_judged(m, COMPARE_MAX)->note);
 	ok(judged_verdict(m, COMPARE_P99) == COMPARE_SAME &&
-	       judged_verdict(m, COMPARE_P50) == COMPARE_SAME,
-	   "tail_only_typical_same (p99 %s, p50 %s)", vname(judged_verdict(m, COMPARE_P99)),
-	   vname(judged_verdict(m, COMPARE_P50)));
+	       judged_verdict(m, COMPARE_P50) == COMPARE_SAME &&
+	       compare_judged(m, COMPARE_P99)->method == COMPARE_BY_BLOCKS,
+	   "tail_only_typical_same_by_blocks (p99 %s, p50 %s)",
+	   vname(judged_verdict(m, COMPARE_P99)), vname(judged_verdict(m, COMPARE_P50)));
 	ok(m->verdict == COMPARE_WORSE && !strcmp(m->reason, "max worse"),
 	   "tail_only_overall_worse: one moves, the other does not (%s: %s)",
 	   compare_verdict_name[m->verdict], m->reason);
 	compare_free(&c);
 	report_free(&b);
 
-	/* p99 better (everything 15 us faster) while the tail is worse */
-	run(&b, -15000, 0.995, 20);
+	/* The worst 0.5 % 20x longer: one stretched sample in an interval on
+	 * average, none in 37 % of them, so B's interval maxima spread over
+	 * more than the shift.  One run of B cannot tell that from a host
+	 * that was noisy while it ran: no verdict, with the reason (issue 30;
+	 * it was "worse" when a run's own spread was not the yardstick). */
+	run(&b, 0, 0.995, 20);
 	if (compare_build(&c, &a, "a", &b, "b", NULL))
 		abort();
 	m = the_match(&c);
-	ok(m && m->verdict == COMPARE_MIXED && !strcmp(m->reason, "p99 better, max worse"),
+	ok(m && judged_verdict(m, COMPARE_MAX) == COMPARE_NO_VERDICT &&
+	       compare_judged(m, COMPARE_MAX)->significant &&
+	       strstr(compare_judged(m, COMPARE_MAX)->note, "spread by") &&
+	       m->verdict == COMPARE_NO_VERDICT && !strncmp(m->reason, "no verdict: max: ", 17),
+	   "sparse_tail_spread_over_the_shift_is_no_verdict (%s: %s)",
+	   m ? compare_verdict_name[m->verdict] : "-", m ? m->reason : "-");
+	compare_free(&c);
+	report_free(&b);
+
+	/* p50 better (everything 15 us faster) while the tail is worse.  p99
+	 * sits at the edge of the stretched 1 % here (its intervals' values
+	 * spread over more than 15 us: no verdict), so the verdict is on p50
+	 * and max. */
+	run(&b, -15000, 0.99, 10);
+	compare_opts_default(&o);
+	if (compare_opts_verdict_on(&o, "p50,max", err, sizeof(err)) ||
+	    compare_build(&c, &a, "a", &b, "b", &o))
+		abort();
+	m = the_match(&c);
+	ok(m && m->verdict == COMPARE_MIXED && !strcmp(m->reason, "p50 better, max worse"),
 	   "typical_better_tail_worse_is_mixed (%s: %s)",
 	   m ? compare_verdict_name[m->verdict] : "-", m ? m->reason : "-");
 	compare_free(&c);
-	/* --verdict-on p99 alone: better */
-	compare_opts_default(&o);
-	ok(compare_opts_verdict_on(&o, "p99", err, sizeof(err)) == 0 &&
+	/* --verdict-on p50 alone: better */
+	ok(compare_opts_verdict_on(&o, "p50", err, sizeof(err)) == 0 &&
 	       compare_build(&c, &a, "a", &b, "b", &o) == 0 && (m = the_match(&c)) &&
 	       m->verdict == COMPARE_BETTER,
-	   "verdict_on_p99_alone_better");
+	   "verdict_on_p50_alone_better");
 	compare_free(&c);
 	report_free(&a);
 	report_free(&b);
@@ -468,7 +517,7 @@ int main(void)
 		struct report ra[K], rb[K];
 		const struct report *pa[K], *pb[K];
 		const char *names[K] = { "1", "2", "3", "4", "5" };
-		unsigned single = 0, several = 0, several2 = 0, seen = 0;
+		unsigned single = 0, single_order = 0, several = 0, several2 = 0, seen = 0;
 		struct compare_opts one;
 		compare_opts_default(&one);
 		if (compare_opts_verdict_on(&one, "p99", err, sizeof(err)))
@@ -485,6 +534,14 @@ int main(void)
 				abort();
 			single += (m = the_match(&c)) && alarm(m->verdict);
 			compare_free(&c);
+			/* the same pair without per-interval quantiles: p99 by
+			 * order statistics (a report from before them) */
+			ra[0].series[0].nquant = rb[0].series[0].nquant = 0;
+			if (compare_build(&c, &ra[0], "a", &rb[0], "b", NULL))
+				abort();
+			single_order += (m = the_match(&c)) && alarm(m->verdict);
+			compare_free(&c);
+			ra[0].series[0].nquant = rb[0].series[0].nquant = NINT;
 			if (compare_build_runs(&c, pa, names, K, pb, names, K, &one))
 				abort();
 			several += (m = the_match(&c)) && alarm(m->verdict) &&
@@ -507,11 +564,16 @@ int main(void)
 				report_free(&rb[i]);
 			}
 		}
+		/* A whole run offset, the same in each of its intervals, is
+		 * what one run a side cannot see: its blocks do not spread.
+		 * The blocks alarm less than order statistics, and still far
+		 * more than 5 %: this test documents the limit (README). */
 		wilson(single, NS, &lo, &hi);
-		ok(single * 2 > NS,
-		   "aa_between_runs_single_runs_alarm_on_most: %u of %u = %.1f %% (95 %% CI %.1f .. "
-		   "%.1f %%): one run a side has no measure of this noise",
-		   single, NS, 100.0 * single / NS, 100 * lo, 100 * hi);
+		ok(single * 100 > 20 * NS && single < single_order,
+		   "aa_between_runs_single_runs_still_alarm: %u of %u = %.1f %% (95 %% CI %.1f .. "
+		   "%.1f %%) by blocks, %.1f %% by order statistics: one run a side has no "
+		   "measure of a whole run's offset",
+		   single, NS, 100.0 * single / NS, 100 * lo, 100 * hi, 100.0 * single_order / NS);
 		wilson(several, NS, &lo, &hi);
 		ok(several * 100 <= 5 * NS,
 		   "aa_between_runs_5_runs_a_side_on_p99_at_most_5pct: %u of %u = %.1f %% (95 %% CI "

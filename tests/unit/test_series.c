@@ -260,11 +260,91 @@ static void test_concurrent(void)
 	rig_free(&g);
 }
 
+/* Per-interval quantiles (issue 30): housekeeping's snapshots of the
+ * probe's histogram give each interval the quantiles of its own samples. */
+static void test_quantiles(void)
+{
+	struct rig g;
+	struct series_qwork *w = calloc(1, sizeof(*w));
+	uint64_t base = 100 * MS;
+
+	rig_init(&g, base, 0, 100);
+	/* interval 0: 999 samples of 10 us and one of 500 us */
+	for (uint64_t i = 0; i < 1000; i++)
+		sample(&g, i == 500 ? 500000 : 10000, i * 100000);
+	ok(series_quant_tick(&g.s, base, w) == 0 && g.s.nquant == 0,
+	   "no snapshot before the interval's end + the lag");
+	/* the same nearest rank as the report's percentiles: p99.9 of 1000
+	 * is rank ceil(0.999 x 1000) in long double, which 99.9's binary
+	 * fraction makes 1000, the 500 us sample, in both */
+	int rc = series_quant_tick(&g.s, base + SERIES_QUANT_LAG_NS, w);
+	uint64_t p999 = histogram_percentile(&g.rec[0]->hist, 99.9, 10000, 500000);
+	ok(rc == 0 && g.s.nquant == 1 && g.s.quant[0].count == 1000 &&
+	       g.s.quant[0].q[SERIES_Q50] == histogram_index(10000) &&
+	       g.s.quant[0].q[SERIES_Q99] == histogram_index(10000) &&
+	       g.s.quant[0].q[SERIES_Q99_9] == histogram_index(p999),
+	   "interval 0: 1000 samples, p50 = p99 = 10 us, p99.9 as histogram_percentile (%llu ns)",
+	   (unsigned long long)p999);
+	/* interval 1: 100 samples, 2 of them 300 us: p99 is the 99th */
+	for (uint64_t i = 0; i < 100; i++)
+		sample(&g, i < 2 ? 300000 : 20000, base + 5 * MS + i * 900000);
+	series_quant_tick(&g.s, 2 * base + SERIES_QUANT_LAG_NS, w);
+	ok(g.s.nquant == 2 && g.s.quant[1].count == 100 &&
+	       g.s.quant[1].q[SERIES_Q50] == histogram_index(20000) &&
+	       g.s.quant[1].q[SERIES_Q99] == histogram_index(300000) &&
+	       series_quant_ns(g.s.quant[1].q[SERIES_Q99]) / 1000 == 300,
+	   "interval 1: its own samples only, p99 300 us (as a bucket midpoint: %llu ns)",
+	   (unsigned long long)series_quant_ns(g.s.quant[1].q[SERIES_Q99]));
+	/* housekeeping sleeps through intervals 2 and 3: 3 holds both */
+	for (uint64_t i = 0; i < 50; i++)
+		sample(&g, 30000, 2 * base + i * 4 * MS);
+	series_quant_tick(&g.s, 4 * base + SERIES_QUANT_LAG_NS, w);
+	ok(g.s.nquant == 4 && g.s.quant[2].count == 0 &&
+	       g.s.quant[2].q[SERIES_Q50] == SERIES_QUANT_NONE && g.s.quant[3].count == 50,
+	   "a snapshot late by an interval: the one before it has none, the late one all");
+	/* the end: the open interval's samples by the flush */
+	for (uint64_t i = 0; i < 7; i++)
+		sample(&g, 40000, 4 * base + i * MS);
+	ok(series_quant_flush(&g.s, w) == 0 && g.s.nquant == 5 && g.s.quant[4].count == 7 &&
+	       series_quant_tick(&g.s, 9 * base, w) == 0 && g.s.nquant == 5,
+	   "the flush closes the open interval, and nothing after it");
+	rig_free(&g);
+
+	/* beyond the limit (16 here): pairs merge, counts add, each quantile
+	 * the larger of the two (an upper bound) */
+	rig_init(&g, base, 0, 16);
+	struct series_quant v = { 10, { 0, 0, 0 } };
+	uint64_t total = 0;
+	bool order = true;
+	for (uint64_t j = 0; j < 40; j++) {
+		v.q[0] = (uint16_t)(100 + j);
+		v.q[1] = (uint16_t)(200 + (j % 2 ? 50 : 0));
+		v.q[2] = (uint16_t)300;
+		total += v.count;
+		/* in the current intervals, as series_quant_tick computes them */
+		if (series_quant_put(&g.s, j >> g.s.qshift, &v))
+			order = false;
+	}
+	uint64_t sum = 0;
+	for (size_t i = 0; i < g.s.nquant; i++)
+		sum += g.s.quant[i].count;
+	ok(order && g.s.quant_merged && g.s.nquant <= 16 &&
+	       series_quant_interval_ns(&g.s) == 4 * base && sum == total &&
+	       g.s.quant[0].q[0] == 103 && g.s.quant[0].q[1] == 250 && g.s.quant[0].count == 40,
+	   "merged beyond the limit: %zu of %.1f s, counts kept, quantiles the larger (%u, %u)",
+	   g.s.nquant, (double)series_quant_interval_ns(&g.s) / 1e9, g.s.quant[0].q[0],
+	   g.s.quant[0].q[1]);
+	ok(series_quant_put(&g.s, 0, &v) == -EINVAL, "an interval before the last: -EINVAL");
+	rig_free(&g);
+	free(w);
+}
+
 int main(void)
 {
 	struct series s;
 
-	tap_plan(23);
+	tap_plan(30);
+	test_quantiles();
 	test_merging();
 	test_gaps();
 	test_spike_overflow();

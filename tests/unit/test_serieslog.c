@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* serieslog: what the checkpoints append is what the reader merges back,
  * record by record (a grown last interval, a reset after coarsening, spike
- * logs); a torn last record is dropped with a warning wherever it was cut;
+ * logs, per-interval quantiles); a torn last record is dropped with a warning wherever it was cut;
  * a corrupt record before the end, another run's log, a name that leaves
  * the report's directory and a symbolic link are refused with one line. */
 #include <config.h>
@@ -47,6 +47,23 @@ static void grow(struct report *r, size_t intervals, size_t spikes)
 						   .latency_ns = 100000 + tap_rnd() % 1000,
 						   .phase = (uint32_t)(tap_rnd() % 3) };
 		}
+		/* the per-interval quantiles, one for every ten intervals (a
+		 * quantile interval of at least 100 ms), the last one grown as
+		 * a merge into it does */
+		size_t nq = intervals / 10;
+		rs->quant = realloc(rs->quant, (rs->nquant + nq + 1) * sizeof(*rs->quant));
+		if (rs->nquant) {
+			rs->quant[rs->nquant - 1].count += 5;
+			rs->quant[rs->nquant - 1].q[SERIES_Q99_9] += 1;
+		}
+		for (size_t i = 0; i < nq; i++) {
+			struct series_quant *q = &rs->quant[rs->nquant++];
+			q->count = tap_rnd() % 7 ? 10000 + (uint32_t)(tap_rnd() % 30) : 0;
+			for (int j = 0; j < SERIES_NQ; j++)
+				q->q[j] = q->count ? (uint16_t)(1000 + 50 * j + tap_rnd() % 40)
+						   : SERIES_QUANT_NONE;
+		}
+		rs->quant_interval_ns = 10 * rs->interval_ns;
 		rs->stalls += k;
 		rs->threshold_ns = 50000;
 		rs->threshold_at_ns = 5000000000ull;
@@ -100,6 +117,11 @@ static bool same(const struct report *a, const struct report *b)
 			eq = iv_eq(&vx[i], &vy[i]);
 		for (size_t i = 0; eq && i < x->nspikes; i++)
 			eq = sp_eq(&x->spikes[i], &y->spikes[i]);
+		eq = eq && x->nquant == y->nquant && x->quant_interval_ns == y->quant_interval_ns &&
+		     x->quant_merged == y->quant_merged;
+		for (size_t i = 0; eq && i < x->nquant; i++)
+			eq = x->quant[i].count == y->quant[i].count &&
+			     !memcmp(x->quant[i].q, y->quant[i].q, sizeof(x->quant[i].q));
 		free(vx);
 		free(vy);
 		if (!eq) {
@@ -130,6 +152,11 @@ static void snapshot(struct report *to, const struct report *from)
 		d->spikes = malloc((s->nspikes + 1) * sizeof(*d->spikes));
 		memcpy(d->spikes, s->spikes, s->nspikes * sizeof(*d->spikes));
 		d->nspikes = s->nspikes;
+		d->quant = malloc((s->nquant + 1) * sizeof(*d->quant));
+		memcpy(d->quant, s->quant, s->nquant * sizeof(*d->quant));
+		d->nquant = s->nquant;
+		d->quant_interval_ns = s->quant_interval_ns;
+		d->quant_merged = s->quant_merged;
 		d->stalls = s->stalls;
 		d->spikes_total = s->spikes_total;
 		d->spikes_overwritten = s->spikes_overwritten;
@@ -172,6 +199,12 @@ int main(void)
 			report_series_fill(rs, &v[i], 1);
 		free(v);
 		rs->interval_ns *= 2;
+		/* the quantiles too, pairs merged: upper bounds */
+		size_t n = 0;
+		for (size_t i = 0; i < rs->nquant; i += 2)
+			rs->quant[n++] = rs->quant[i];
+		rs->nquant = n;
+		rs->quant_merged = true;
 	}
 	grow(&live, 10, 2);
 	rc |= serieslog_append(&log, &live, 3000000000ull, &broken);
