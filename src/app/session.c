@@ -225,12 +225,17 @@ static void stop_families(struct session *s)
  * with release, so that the timer probe, whose common path checks only
  * that word, leaves it and sees the change (probe.h: probe_thread.ctl).
  * Only this thread stores the words; a probe only clears the flag. */
-static void publish_ctl(struct session *s)
+static void publish_phase(struct session *s, unsigned phase)
 {
-	const unsigned c = s->phases.current | PROBE_CTL_LOOK;
+	const unsigned c = phase | PROBE_CTL_LOOK;
 
 	for (unsigned i = 0; i < s->nthreads; i++)
 		__atomic_store_n(&s->threads[i].ctl, c, __ATOMIC_RELEASE);
+}
+
+static void publish_ctl(struct session *s)
+{
+	publish_phase(s, s->phases.current);
 }
 
 /* From `at` (CLOCK_MONOTONIC) on, samples count: the session's copy and
@@ -248,6 +253,7 @@ static void set_count_from(struct session *s, uint64_t at)
 static void switch_phase(struct session *s, struct report *r)
 {
 	unsigned next = (s->phases.current + 1) % s->phases.n;
+	uint64_t stop = util_now_ns(CLOCK_MONOTONIC) - s->t0;
 	int rc;
 
 	/* ab: nothing counts while the arms switch, nor for --settle after
@@ -263,10 +269,17 @@ static void switch_phase(struct session *s, struct report *r)
 	if (rc)
 		report_warn(r, "phase '%s' at %.3f s: the loads did not switch in time: %s",
 			    s->phases.name[next], (double)t / 1e9, strerror(-rc));
+	/* The timer probe takes its phase from the control word: move it
+	 * at t, before phase_switch reads the system counters (milliseconds,
+	 * ~80 ms seen on a busy machine), or the wake-ups in between are
+	 * booked to the old phase while their time is in the new one. */
+	publish_phase(s, next);
 	phase_switch(&s->phases, next, t);
 	publish_ctl(s);
-	if (s->cfg->ab)
+	if (s->cfg->ab) {
 		set_count_from(s, s->t0 + t + s->cfg->settle_ns);
+		session_ab_note_switch(s, r, next, stop, t);
+	}
 }
 
 /* The time series' housekeeping side: one per probe thread, fed by
@@ -469,6 +482,7 @@ static void free_threads(struct session *s)
 	}
 	free(s->series);
 	free(s->qwork);
+	free(s->ab_switches);
 	free(s->threads);
 }
 
@@ -856,7 +870,7 @@ static int finish(struct session *s, struct report *r)
 	struct run_config *cfg = s->cfg;
 
 	if (session_output_build(r, s, false, true) < 0 ||
-	    (cfg->ab && session_ab_verdict(r, &s->ab, cfg) < 0)) {
+	    (cfg->ab && session_ab_verdict(s, r) < 0)) {
 		rtsoak_error("out of memory while building the report");
 		return EXIT_ENV;
 	}

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "exit.h"
 #include "session_internal.h"
@@ -41,6 +42,46 @@ int session_ab_switch(struct session *s, struct report *r, unsigned next)
 	return 0;
 }
 
+/* ab: a switch into round `next` began (counting stopped) at run time
+ * `start` and ended at `end`.  The time between is in no arm's counts but
+ * in the ending round's occurrence (phases[]), so the report keeps it
+ * (ab.switches), and a switch that takes a tenth of a round or more (a
+ * journal's fsync on a busy disk, a slow sysfs write) is a warning: that
+ * round counted that much less. */
+void session_ab_note_switch(struct session *s, struct report *r, unsigned next, uint64_t start,
+			    uint64_t end)
+{
+	uint64_t(*a)[2] = realloc(s->ab_switches, (s->nab_switches + 1) * sizeof(*a));
+
+	if (!a)
+		s->ab_switches_lost = true;
+	else {
+		s->ab_switches = a;
+		a[s->nab_switches][0] = start;
+		a[s->nab_switches][1] = end;
+		s->nab_switches++;
+	}
+	if ((end - start) * 10 >= s->cfg->round_ns)
+		report_warn(r,
+			    "ab: the switch to round %s at %.3f s took %.0f ms, a tenth of a round "
+			    "or more: the round before it counted that much less",
+			    s->phases.name[next], (double)start / 1e9, (double)(end - start) / 1e6);
+}
+
+/* ab.switches: [start, end] of each switch, in run time. */
+static json_t *ab_switches_json(const struct session *s)
+{
+	json_t *a = json_array();
+
+	for (unsigned i = 0; a && i < s->nab_switches; i++)
+		if (json_array_append_new(a, json_pack("[I, I]", (json_int_t)s->ab_switches[i][0],
+						       (json_int_t)s->ab_switches[i][1])) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
 /* ab --fail-if and --fail-if-raw, checked by the command line parser already. */
 static unsigned ab_limits(const struct run_config *cfg, struct compare_limit *lim)
 {
@@ -56,8 +97,10 @@ static unsigned ab_limits(const struct run_config *cfg, struct compare_limit *li
 }
 
 /* rtsoak ab: the verdicts from the per-round values, into the report. */
-int session_ab_verdict(struct report *r, struct comparison *c, const struct run_config *cfg)
+int session_ab_verdict(struct session *s, struct report *r)
 {
+	const struct run_config *cfg = s->cfg;
+	struct comparison *c = &s->ab;
 	struct compare_limit lim[CLI_MAX_SET];
 	unsigned nlim = ab_limits(cfg, lim);
 	struct compare_opts opts = cfg->ab_opts;
@@ -73,9 +116,13 @@ int session_ab_verdict(struct report *r, struct comparison *c, const struct run_
 	json_t *p;
 	json_array_foreach (phases, i, p)
 		json_array_append(order, p);
-	r->ab = json_pack("{s:I, s:I, s:o, s:s, s:o}", "rounds_per_arm", (json_int_t)cfg->ab_rounds,
-			  "round_duration_ns", (json_int_t)cfg->round_ns, "order", order,
-			  "statistic", opts.on_text, "comparison", compare_json(c, lim, nlim));
+	if (s->ab_switches_lost)
+		report_warn(r, "out of memory: ab.switches is incomplete");
+	r->ab =
+	    json_pack("{s:I, s:I, s:o, s:o*, s:s, s:o}", "rounds_per_arm",
+		      (json_int_t)cfg->ab_rounds, "round_duration_ns", (json_int_t)cfg->round_ns,
+		      "order", order, "switches", ab_switches_json(s), "statistic", opts.on_text,
+		      "comparison", compare_json(c, lim, nlim));
 	return r->ab ? 0 : -ENOMEM;
 }
 

@@ -65,6 +65,12 @@ struct session {
 	unsigned prom_failures;
 	int prom_errno;
 	bool tweak_failed; /* ab: a switch could not apply or restore the tweaks */
+	/* ab: each switch's [start, end] in run time: counting stopped at its
+	 * start; the tweaks and the loads had switched, and the new round
+	 * begun, at its end (report: ab.switches) */
+	uint64_t (*ab_switches)[2];
+	unsigned nab_switches;
+	bool ab_switches_lost; /* out of memory: some are missing */
 	/* Carried from one step of session_run to the next. */
 	int dma_fd;	      /* /dev/cpu_dma_latency held open, -1: none */
 	int sig;	      /* the signal that ended the run, 0: none */
@@ -110,8 +116,9 @@ int session_trace_stop(struct session *s) __attribute__((warn_unused_result));
 /* session_ab.c */
 int session_ab_switch(struct session *s, struct report *r, unsigned next)
     __attribute__((warn_unused_result));
-int session_ab_verdict(struct report *r, struct comparison *c, const struct run_config *cfg)
-    __attribute__((warn_unused_result));
+void session_ab_note_switch(struct session *s, struct report *r, unsigned next, uint64_t start,
+			    uint64_t end);
+int session_ab_verdict(struct session *s, struct report *r) __attribute__((warn_unused_result));
 int session_ab_exit(const struct comparison *c, const struct run_config *cfg)
     __attribute__((warn_unused_result));
 

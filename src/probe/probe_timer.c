@@ -76,7 +76,8 @@ static void timer_discard(struct probe_thread *t, unsigned ph, uint64_t at, uint
 		before = missed;
 	probe_discard(t, ph, 1 + before);
 	if (missed > before)
-		recorder_add_missed(t->rec[0][ph], missed - before);
+		series_missed(t->feed, t->rec[0][ph], at + (before + 1) * t->interval_ns - t->t0_ns,
+			      t->interval_ns, missed - before);
 }
 
 static int timer_run(struct probe_thread *t)
@@ -141,8 +142,10 @@ static int timer_run(struct probe_thread *t)
 		probe_record(t, 0, ph, now - next, next - t->t0_ns);
 		left--;
 		uint64_t missed = timer_advance(&next, &dl, now, interval, step_s, step_ns);
+		/* the deadlines after the sample's, each in its interval */
 		if (__builtin_expect(missed != 0, 0))
-			recorder_add_missed(t->rec[0][ph], missed);
+			series_missed(t->feed, t->rec[0][ph], next - missed * interval - t->t0_ns,
+				      interval, missed);
 	}
 	return 0;
 }

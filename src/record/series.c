@@ -139,6 +139,28 @@ void series_slow(struct series_feed *f, uint64_t latency, uint64_t t)
 	__atomic_store_n(&f->gate, f->imax < thr ? f->imax : thr, __ATOMIC_RELAXED);
 }
 
+void series_missed(struct series_feed *f, struct recorder *r, uint64_t first, uint64_t step,
+		   uint64_t n)
+{
+	while (n && step && first + (n - 1) * step >= f->boundary) {
+		/* those before the open interval's end, then close it at the
+		 * first one after (feed_close moves the end past it) */
+		uint64_t before = first >= f->boundary ? 0 : (f->boundary - first - 1) / step + 1;
+		if (before) {
+			recorder_add_missed(r, before);
+			n -= before;
+			first += before * step;
+		}
+		feed_close(f, first);
+		/* as series_slow leaves it: a new interval's max (0) is still
+		 * to be seen, so the next sample takes the slow path */
+		uint64_t thr = __atomic_load_n(&f->threshold, __ATOMIC_RELAXED);
+		__atomic_store_n(&f->gate, f->imax < thr ? f->imax : thr, __ATOMIC_RELAXED);
+	}
+	if (n)
+		recorder_add_missed(r, n);
+}
+
 int series_init(struct series *s, struct series_feed *feed, uint64_t base_ns, size_t limit)
 {
 	if (!base_ns || limit < SERIES_LIMIT_MIN)

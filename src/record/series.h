@@ -183,6 +183,15 @@ static inline void series_note(struct series_feed *f, uint64_t latency, uint64_t
 		series_slow(f, latency, t);
 }
 
+/* n deadlines slept through, the first at run time `first` and then every
+ * `step`, missed in recorder `r` (the feed's recorder of the current
+ * phase): each is booked in the series interval its deadline falls in,
+ * closing the open interval where they cross its end, rather than all in
+ * the interval of the late sample before them.  Off the common path (only
+ * after a late wake-up). */
+void series_missed(struct series_feed *f, struct recorder *r, uint64_t first, uint64_t step,
+		   uint64_t n);
+
 /* Housekeeping side.  init allocates nothing; 0 or -EINVAL. */
 int series_init(struct series *s, struct series_feed *feed, uint64_t base_ns, size_t limit);
 /* Move closed intervals and logged spikes out of the feed.  0 or -ENOMEM

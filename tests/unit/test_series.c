@@ -339,12 +339,43 @@ static void test_quantiles(void)
 	free(w);
 }
 
+/* A late wake-up's missed deadlines go to the intervals they fall in: a
+ * sample at 0.990 s (1 ms steps, 1 s intervals) whose wake-up came at
+ * 3.0125 s slept through 2022 deadlines, 9 in interval 0, 1000 in 1, 1000
+ * in 2 and 13 in 3; the next sample's interval (3) gets its max. */
+static void test_missed_split(void)
+{
+	struct rig g;
+	struct series_interval v[4];
+
+	rig_init(&g, 1000 * MS, 0, 100);
+	sample(&g, 4000, 990 * MS);
+	series_missed(g.feed, g.rec[0], 991 * MS, MS, 2022);
+	sample(&g, 6000, 3013 * MS);
+	series_flush(&g.s);
+	for (int i = 0; i < 4; i++)
+		series_store_get(&g.s.st, i, &v[i]);
+	ok(g.s.st.n == 4 && v[0].missed == 9 && v[1].missed == 1000 && v[2].missed == 1000 &&
+	       v[3].missed == 13 && g.rec[0]->missed == 2022,
+	   "missed by interval: %u %u %u %u of %llu (n=%zu)", v[0].missed, v[1].missed, v[2].missed,
+	   v[3].missed, (unsigned long long)g.rec[0]->missed, g.s.st.n);
+	ok(v[0].count == 1 && v[0].max_ns == 4000 && v[1].count == 0 && v[1].max_ns == 0 &&
+	       v[3].count == 1 && v[3].max_ns == 6000,
+	   "the samples keep their intervals and maxima (%llu, %llu)",
+	   (unsigned long long)v[0].max_ns, (unsigned long long)v[3].max_ns);
+	/* inside one interval: nothing closes */
+	series_missed(g.feed, g.rec[0], 3014 * MS, MS, 5);
+	ok(g.rec[0]->missed == 2027, "missed inside the open interval: counted, nothing closed");
+	rig_free(&g);
+}
+
 int main(void)
 {
 	struct series s;
 
-	tap_plan(30);
+	tap_plan(33);
 	test_quantiles();
+	test_missed_split();
 	test_merging();
 	test_gaps();
 	test_spike_overflow();
