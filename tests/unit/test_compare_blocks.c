@@ -24,6 +24,15 @@ static double jitter(size_t i)
 	return (double)((i * 7919u + 13u) % 101u) / 101.0;
 }
 
+/* n values of A around 100 us (4 us of jitter), B's the same + shift. */
+static void shifted(double *va, double *vb, size_t n, double shift)
+{
+	for (size_t i = 0; i < n; i++) {
+		va[i] = 100 * US + 4 * US * jitter(i);
+		vb[i] = va[i] + shift;
+	}
+}
+
 /* One run: timer on CPU 0, phase all, n quantile intervals of ivl ns whose
  * p50, p99 and p99.9 are all v[i] (the bucket of it), each of 1000
  * samples; its interval maxima twice that.  A histogram of the values, so
@@ -106,10 +115,7 @@ int main(void)
 	/* --- a clear shift: A's p99 100..104 us, B's the same + 100 us, 20
 	 * intervals a side of 1 s: worse by blocks, shift 100 us (the
 	 * buckets' midpoints move it by < 1 %) */
-	for (size_t i = 0; i < 20; i++) {
-		va[i] = 100 * US + 4 * US * jitter(i);
-		vb[i] = va[i] + 100 * US;
-	}
+	shifted(va, vb, 20, 100 * US);
 	run(&a, va, 20, 1000000000ull, true);
 	run(&b, vb, 20, 1000000000ull, true);
 	j = judge(&c, &a, &b, "p99", COMPARE_P99);
@@ -186,10 +192,7 @@ int main(void)
 
 	/* --- a report from before the quantiles: p99 falls back to order
 	 * statistics and says so; max still by interval maxima */
-	for (size_t i = 0; i < 20; i++) {
-		va[i] = 100 * US + 4 * US * jitter(i);
-		vb[i] = va[i] + 100 * US;
-	}
+	shifted(va, vb, 20, 100 * US);
 	run(&a, va, 20, 1000000000ull, false);
 	run(&b, vb, 20, 1000000000ull, true);
 	j = judge(&c, &a, &b, "p99,max", COMPARE_P99);
