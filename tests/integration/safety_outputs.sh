@@ -170,24 +170,38 @@ ok $? "run -o FIFO: checkpoints are off, said once and echoed as checkpoint_ns n
 # A FIFO nobody reads: the end of the run waits for a reader, and Ctrl-C
 # (SIGINT, blocked in a run and taken by its main thread) ends the wait: the
 # report goes to the fallback instead of hanging until SIGKILL.
-[ -p fifo ] || { rm -f fifo && mkfifo fifo; }
-$RUN --duration 1s -o fifo 2>err &
-pid=$!
-for _ in $(seq 100); do grep -q "waiting for a reader" err && break; sleep 0.1; done
-kill -INT $pid
-t0=$(date +%s%N)
-# An rtsoak that cannot end the wait would hang here: give it 10 s.
-for _ in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
-kill -KILL $pid 2>/dev/null
-wait $pid
-rc=$?
-ms=$((($(date +%s%N) - t0) / 1000000))
-fb=$(sed -n "s|.*cannot write 'fifo'.*the report is in \(.*\) instead.*|\1|p" err)
 # Promptly: the run's tail (the fallback report written, exit) is part of
-# a whole one-sample run; twice it (one measurement against a best of 3)
-# plus this loop's 0.1 s step.
-[ $rc -eq 3 ] && [ $ms -lt $((2 * ref + 100)) ] && [ -p fifo ] && [ -n "$fb" ] && validate "$fb"
-ok $? "run -o FIFO without a reader: SIGINT ends the wait, exit 3, the fallback is named (rc=$rc, ${ms} ms, a one-sample run $ref ms, $(tr '\n' '|' <err | head -c 300))"
+# a whole one-sample run; twice it plus the wait loop's 0.1 s step, and
+# like the reference the best of up to 3 tries (one try took 873 ms against
+# a 164 ms reference under ASan beside other jobs).
+fifo_sigint() {
+	[ -p fifo ] || { rm -f fifo && mkfifo fifo; }
+	$RUN --duration 1s -o fifo 2>err &
+	pid=$!
+	for _ in $(seq 100); do grep -q "waiting for a reader" err && break; sleep 0.1; done
+	kill -INT $pid
+	local t0
+	t0=$(date +%s%N)
+	# An rtsoak that cannot end the wait would hang here: give it 10 s.
+	for _ in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+	kill -KILL $pid 2>/dev/null
+	wait $pid
+	rc=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	fb=$(sed -n "s|.*cannot write 'fifo'.*the report is in \(.*\) instead.*|\1|p" err)
+	[ $rc -eq 3 ] && [ -p fifo ] && [ -n "$fb" ] && validate "$fb"
+}
+tries=""
+for _ in 1 2 3; do
+	fifo_sigint
+	st=$?
+	tries="$tries ${ms}"
+	[ $st -ne 0 ] && break # wrong: no retry hides that
+	[ $ms -lt $((2 * ref + 100)) ] && break
+	rm -f "$fb"
+done
+[ $st -eq 0 ] && [ $ms -lt $((2 * ref + 100)) ]
+ok $? "run -o FIFO without a reader: SIGINT ends the wait, exit 3, the fallback is named (rc=$rc, tries${tries} ms, a one-sample run $ref ms, $(tr '\n' '|' <err | head -c 300))"
 rm -f "$TMPDIR"/rtsoak-*.json
 
 # A reader that is gone before the end (here: at once): EPIPE, not death by
