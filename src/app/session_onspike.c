@@ -201,8 +201,9 @@ static int putu(char **env, size_t *n, const char *name, uint64_t value)
 	return put(env, n, name, b);
 }
 
-/* rtsoak's environment without any RTSOAK_* of its own caller, then the
- * spike's; NULL when out of memory. */
+/* The spike's variables, then rtsoak's environment without its own values
+ * of those names (a caller's RTSOAK_CPU must not pass for the spike's);
+ * NULL when out of memory. */
 static char **make_env(const struct session *s, const struct session_onspike *o, unsigned i,
 		       size_t k, int attributed, const char *cause)
 {
@@ -218,9 +219,6 @@ static char **make_env(const struct session *s, const struct session_onspike *o,
 	env = calloc(ne + ONSPIKE_NVARS + 1, sizeof(*env));
 	if (!env)
 		return NULL;
-	for (size_t j = 0; j < ne; j++)
-		if (strncmp(environ[j], "RTSOAK_", 7) && !(env[n++] = strdup(environ[j])))
-			bad = 1;
 	bad |= putu(env, &n, "RTSOAK_CPU", (uint64_t)t->cpu);
 	bad |= put(env, &n, "RTSOAK_PROBE", t->pc->results[0]);
 	bad |= putu(env, &n, "RTSOAK_LATENCY_NS", sp->latency_ns);
@@ -238,6 +236,15 @@ static char **make_env(const struct session *s, const struct session_onspike *o,
 	bad |= put(env, &n, "RTSOAK_REPORT", s->cfg->output);
 	bad |= putu(env, &n, "RTSOAK_SKIPPED", o->skipped_since);
 	bad |= putu(env, &n, "RTSOAK_PID", (uint64_t)getpid());
+	size_t own = n;
+	for (size_t j = 0; !bad && j < ne; j++) {
+		size_t len = strcspn(environ[j], "=");
+		bool ours = false;
+		for (size_t m = 0; m < own && !ours; m++)
+			ours = !strncmp(env[m], environ[j], len) && env[m][len] == '=';
+		if (!ours && !(env[n++] = strdup(environ[j])))
+			bad = 1;
+	}
 	if (bad) {
 		for (size_t j = 0; j < n; j++)
 			free(env[j]);
