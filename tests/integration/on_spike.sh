@@ -12,6 +12,8 @@
 #  - a failing command is counted (its first status kept), the run exits 0;
 #  - one still running at the end gets SIGTERM (one that ignores it,
 #    SIGKILL), and nothing of it is left;
+#  - with -o -, the report on stdout stays JSON (the command's output is
+#    on stderr), and report reads the section back;
 #  - with --trace, a task named with a newline and an escape sequence
 #    reaches RTSOAK_CAUSE cleaned (no control character, the same cause as
 #    the report's for that spike);
@@ -34,7 +36,7 @@ if grep -qw tracefs /proc/filesystems && command -v unshare >/dev/null &&
 		TRACE_TEST_NS=1 exec unshare -m --propagation private bash "$0" "$@"
 	fi
 fi
-plan 23
+plan 25
 cd "$WORK" || exit 1
 export OSDIR="$WORK/cmds"
 
@@ -95,10 +97,12 @@ print("\n".join(bad) or "all match")
 sys.exit(1 if bad else 0)
 EOF
 ok $? "each environment is a logged spike of CPU 1's timer series, with its threshold, phase and the report path ($(head -c 300 match.txt))"
-# --on-spike-interval 1s: a start at most once a second of the run (the
-# warm-up logs no spike; the end may start one more), and the rest skipped.
-[ "$ran" -le 7 ] && [ "$(oj env.json 'o["skipped"]["interval"] > 0 and o["interval_ns"] == 10**9')" = true ]
-ok $? "the interval is honoured: $ran starts in a 6 s run at 1 s (at most 7), $(oj env.json 'o["skipped"]["interval"]') spikes skipped by it"
+# --on-spike-interval 1s: starts at least 1 s apart over the 6 s run, so
+# at most 7, and one more for the end's look after the probes stopped (the
+# warm-up logs no spike); without the interval every one of the spikes
+# (dozens) would start one.  The rest are skipped by it.
+[ "$ran" -le 8 ] && [ "$(oj env.json 'o["skipped"]["interval"] > 0 and o["interval_ns"] == 10**9')" = true ]
+ok $? "the interval is honoured: $ran starts in a 6 s run at 1 s (at most 8), $(oj env.json 'o["skipped"]["interval"]') spikes skipped by it"
 hk=$(jget env.json 'r["config"]["housekeeping_cpus"]')
 cpus=$(cat "$OSDIR"/env/*.cpus | sort -u | tr -s '\t ' ' ')
 [ -n "$hk" ] && [ "$cpus" = "Cpus_allowed_list: $hk" ]
@@ -113,6 +117,18 @@ fds=$(cat "$OSDIR"/env/*.fd | grep -- '->' | grep -Ev -- '-> /proc/[0-9]+/fd$' |
 ok $? "no descriptor but 0-2 in the command (${fds:-none})"
 grep -q '^on-spike: ran [0-9]* for [0-9]* spike(s)' env.out
 ok $? "the summary says it ($(grep '^on-spike:' env.out))"
+"$RTSOAK" report env.json >env.txt 2>env.rerr && [ "$(grep '^on-spike:' env.txt)" = "$(grep '^on-spike:' env.out)" ]
+ok $? "report reads it back from the file: the same line ($(head -c 200 env.rerr))"
+
+# --- a report on standard output stays JSON ------------------------------------
+# The command's output goes to rtsoak's standard error, never into it.
+"$RTSOAK" run --probes timer --cpus 1 --interval 100us --duration 2s \
+	--loads spike:period=300ms:burst=3ms:cpus=1 --spike-threshold 1ms \
+	--on-spike 'echo "from the command: $RTSOAK_REPORT"' -q -o - >stdout.json 2>stdout.err
+rc=$?
+validate stdout.json && [ $rc -eq 0 ] && grep -q '^from the command: -$' stdout.err &&
+	[ "$(jget stdout.json 'r["on_spike"]["ran"] >= 1')" = true ]
+ok $? "with -o - the report on stdout is valid JSON and the command's output is on stderr (exit $rc, $(grep -c '^from the command' stdout.err) lines)"
 
 # --- a slow command is not piled up ----------------------------------------
 # sleep 5 in a 4 s run with no interval: one start, every later spike
@@ -178,8 +194,9 @@ ok $? "--on-spike with compare (no probes run): exit 2, one line"
 if [ "$can_trace" = yes ]; then
 	[ "$(stat -f -c %T $T)" = tracefs ] || mount -t tracefs nodev $T || exit 1
 	# The burster as in trace_names.sh, named with a newline, an escape
-	# sequence and shell syntax (the kernel keeps the first 15 bytes).
-	name=$(printf 'ev\nil\033[31m$(x)')
+	# sequence, a C1 control (U+009B, CSI) and shell syntax: 13 bytes, the
+	# kernel keeps 15.
+	name=$(printf 'e\n\033[31m\302\233$(x)')
 	cp "$(command -v dash || command -v sh)" "$WORK/$name"
 	taskset -c 1 chrt -f 96 "$WORK/$name" -c \
 		'while :; do i=0; while [ $i -lt 4000 ]; do i=$((i + 1)); done; sleep 0.3; done' &
@@ -216,16 +233,16 @@ for f in sys.argv[2:]:
     if e["RTSOAK_ATTRIBUTION"] == "attributed":
         if t not in cause_at or e["RTSOAK_CAUSE"] != clean(cause_at[t]):
             bad.append("%s: cause %r, the report's %r" % (f, e["RTSOAK_CAUSE"], cause_at.get(t)))
-        if cause_at.get(t, "").startswith("task:ev\nil\x1b[31m$("):
+        if cause_at.get(t, "").startswith("task:e\n\x1b[31m\x9b$("):
             hostile += 1
     elif e["RTSOAK_ATTRIBUTION"] not in ("not attributed", "pending") or e["RTSOAK_CAUSE"]:
         bad.append("%s: %s with cause %r" % (f, e["RTSOAK_ATTRIBUTION"], e["RTSOAK_CAUSE"]))
 print("; ".join(bad) or "%d environments, %d name the burster" % (len(sys.argv) - 2, hostile))
 sys.exit(1 if bad or not hostile else 0)
 EOF
-	ok $? "RTSOAK_CAUSE is the report's cause of that spike, cleaned: the burster's newline and escape as '?' ($(head -c 400 cause.txt))"
-	[ "$(grep -h '^RTSOAK_CAUSE=task:ev' "$OSDIR"/trace/*.env | sort -u | head -1)" = 'RTSOAK_CAUSE=task:ev?il?[31m$(x) (FIFO 96)' ]
-	ok $? "as 'task:ev?il?[31m\$(x) (FIFO 96)' ($(grep -h '^RTSOAK_CAUSE=' "$OSDIR"/trace/*.env | sort | uniq -c | head -3 | tr '\n' ' '))"
+	ok $? "RTSOAK_CAUSE is the report's cause of that spike, cleaned: the burster's newline, ESC and CSI as '?' ($(head -c 400 cause.txt))"
+	[ "$(grep -h '^RTSOAK_CAUSE=task:e' "$OSDIR"/trace/*.env | sort -u | head -1)" = 'RTSOAK_CAUSE=task:e??[31m?$(x) (FIFO 96)' ]
+	ok $? "as 'task:e??[31m?\$(x) (FIFO 96)' ($(grep -h '^RTSOAK_CAUSE=' "$OSDIR"/trace/*.env | sort | uniq -c | head -3 | tr '\n' ' '))"
 else
 	skip "--trace: this kernel or build cannot trace"
 	skip "--trace: this kernel or build cannot trace"
