@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* session_internal: the run's state, shared by the three files of one
+/* session_internal: the run's state, shared by the files of one
  * `rtsoak run`: session.c (set-up, probes, housekeeping loop, tear-down),
- * session_output.c (the report and its outputs) and session_ab.c (the ab
- * command's rounds).  Nothing outside them includes it. */
+ * session_output.c (the report and its outputs), session_ab.c (the ab
+ * command's rounds), session_trace.c (--trace) and session_onspike.c
+ * (--on-spike).  Nothing outside them includes it. */
 #ifndef RTSOAK_SESSION_INTERNAL_H
 #define RTSOAK_SESSION_INTERNAL_H
 
