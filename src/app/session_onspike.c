@@ -61,7 +61,7 @@ extern char **environ;
 #define ONSPIKE_END_WAIT_NS (3000 * NSEC_PER_MSEC)
 #define ONSPIKE_TERM_WAIT_NS (1000 * NSEC_PER_MSEC)
 #define ONSPIKE_POLL_NS (20 * NSEC_PER_MSEC)
-#define ONSPIKE_VALUE_LEN 256
+#define ONSPIKE_CAUSE_LEN 256 /* more than ATTRIB_CAUSE_LEN */
 #define ONSPIKE_NVARS 14
 
 enum onspike_skip { SKIP_RUNNING, SKIP_INTERVAL, SKIP_UNLOGGED, SKIP_N };
@@ -89,7 +89,6 @@ struct session_onspike {
 	unsigned pend_thread;
 	size_t pend_k;
 	uint64_t pend_until; /* CLOCK_MONOTONIC: start then at the latest */
-	uint64_t pend_at_ns; /* its time, for the report */
 	/* The running command (one at most). */
 	pid_t child;
 	uint64_t child_at_ns; /* its spike's time */
@@ -97,28 +96,25 @@ struct session_onspike {
 	bool shared;	      /* no housekeeping CPU: it shares the measured ones */
 };
 
-/* A value fit for the environment of a shell: valid UTF-8, and no control
- * character (C0, DEL, C1) that a script echoing it to a terminal or a log
- * would act on: each becomes '?'.  Cut to fit, never mid-character. */
-static void clean_value(const char *in, char *out, size_t len)
+/* A value fit for the environment of a shell, in place: valid UTF-8, and
+ * no control character (C0, DEL, C1) that a script echoing it to a
+ * terminal or a log would act on: each becomes '?'. */
+static void clean_value(char *v)
 {
-	size_t n = 0;
+	size_t n = strlen(v);
 
-	snprintf(out, len, "%s", in);
-	n = strlen(out);
-	(void)util_utf8_fix(out, n);
+	(void)util_utf8_fix(v, n);
 	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)out[i];
+		unsigned char c = (unsigned char)v[i];
 		if (c < 0x20 || c == 0x7f) {
-			out[i] = '?';
-		} else if (c == 0xc2 && i + 1 < n && (unsigned char)out[i + 1] >= 0x80 &&
-			   (unsigned char)out[i + 1] <= 0x9f) {
-			out[i] = '?';
-			memmove(out + i + 1, out + i + 2, n - i - 1); /* with the NUL */
+			v[i] = '?';
+		} else if (c == 0xc2 && i + 1 < n && (unsigned char)v[i + 1] >= 0x80 &&
+			   (unsigned char)v[i + 1] <= 0x9f) {
+			v[i] = '?';
+			memmove(v + i + 1, v + i + 2, n - i - 1); /* with the NUL */
 			n--;
 		}
 	}
-	/* snprintf may have cut a character in two: its head is now '?'. */
 }
 
 static struct session_onspike *get(struct session *s, struct report *r)
@@ -183,12 +179,11 @@ static bool reap(struct session_onspike *o)
 
 static int put(char **env, size_t *n, const char *name, const char *value)
 {
-	char clean[ONSPIKE_VALUE_LEN];
 	char *v;
 
-	clean_value(value, clean, sizeof(clean));
-	if (asprintf(&v, "%s=%s", name, clean) < 0)
+	if (asprintf(&v, "%s=%s", name, value) < 0)
 		return -1;
+	clean_value(v + strlen(name) + 1);
 	env[(*n)++] = v;
 	return 0;
 }
@@ -285,10 +280,9 @@ static int close_above_2(posix_spawn_file_actions_t *fa)
 
 /* Start the command for spike k of thread i.  0, or -errno (counted, said
  * once on stderr and in the report: a 24-hour soak goes on without it). */
-static int start(struct session *s, struct report *r, struct session_onspike *o, unsigned i,
-		 size_t k, uint64_t now)
+static int start(struct session *s, struct session_onspike *o, unsigned i, size_t k, uint64_t now)
 {
-	char cause[ONSPIKE_VALUE_LEN] = "";
+	char cause[ONSPIKE_CAUSE_LEN] = "";
 	int attributed = session_trace_spike_cause(s, i, k, cause, sizeof(cause));
 	char **env = make_env(s, o, i, k, attributed, cause);
 	char *const argv[] = { "sh", "-c", (char *)s->cfg->on_spike, NULL };
@@ -333,7 +327,6 @@ out:
 			rtsoak_error("--on-spike: cannot start /bin/sh: %s (the run goes on)",
 				     strerror(rc));
 		}
-		(void)r;
 		return -rc;
 	}
 	o->ran++;
@@ -375,15 +368,13 @@ static void look(struct session *s, struct session_onspike *o, unsigned i, uint6
 			o->pend_thread = i;
 			o->pend_k = c->next;
 			o->pend_until = now + (s->trace ? ONSPIKE_ATTRIB_WAIT_NS : 0);
-			o->pend_at_ns = se->spikes[c->next].t_ns;
 		}
 	}
 }
 
 /* Start the pending command once its spike is explained (or waited for
  * long enough, or at the end: last). */
-static void maybe_start(struct session *s, struct report *r, struct session_onspike *o,
-			uint64_t now, bool last)
+static void maybe_start(struct session *s, struct session_onspike *o, uint64_t now, bool last)
 {
 	char cause[8];
 
@@ -393,7 +384,7 @@ static void maybe_start(struct session *s, struct report *r, struct session_onsp
 	    session_trace_spike_cause(s, o->pend_thread, o->pend_k, cause, sizeof(cause)) < 0)
 		return;
 	o->pending = false;
-	(void)start(s, r, o, o->pend_thread, o->pend_k, now);
+	(void)start(s, o, o->pend_thread, o->pend_k, now);
 }
 
 void session_onspike_tick(struct session *s, struct report *r, uint64_t now)
@@ -405,7 +396,7 @@ void session_onspike_tick(struct session *s, struct report *r, uint64_t now)
 	bool running = !reap(o);
 	for (unsigned i = 0; i < o->n && i < s->nthreads; i++)
 		look(s, o, i, now, running);
-	maybe_start(s, r, o, now, false);
+	maybe_start(s, o, now, false);
 }
 
 static void nap(uint64_t ns)
@@ -442,7 +433,7 @@ void session_onspike_end(struct session *s, struct report *r)
 	bool running = !reap(o);
 	for (unsigned i = 0; i < o->n && i < s->nthreads; i++)
 		look(s, o, i, now, running);
-	maybe_start(s, r, o, now, true);
+	maybe_start(s, o, now, true);
 	if (o->child && !wait_until(o, util_now_ns(CLOCK_MONOTONIC) + ONSPIKE_END_WAIT_NS)) {
 		pid_t pid = o->child;
 		o->stopping = true;
