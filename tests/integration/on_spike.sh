@@ -10,6 +10,7 @@
 #    SCHED_OTHER, with no descriptor but 0-2;
 #  - a slow command is not piled up: one start, the other spikes skipped;
 #  - a failing command is counted (its first status kept), the run exits 0;
+#  - one that cannot be started (no /bin/sh) is a warning, not the end;
 #  - one still running at the end gets SIGTERM (one that ignores it,
 #    SIGKILL), and nothing of it is left;
 #  - with -o -, the report on stdout stays JSON (the command's output is
@@ -36,7 +37,7 @@ if grep -qw tracefs /proc/filesystems && command -v unshare >/dev/null &&
 		TRACE_TEST_NS=1 exec unshare -m --propagation private bash "$0" "$@"
 	fi
 fi
-plan 25
+plan 26
 cd "$WORK" || exit 1
 export OSDIR="$WORK/cmds"
 
@@ -165,6 +166,19 @@ ok $? "it was terminated, then killed, not counted as failed, and a warning says
 left=$(tagged_pids)
 [ -z "$left" ]
 ok $? "no process of the command is left (${left:-none})"
+
+# --- a command that cannot be started: a warning, the run goes on -----------
+# /dev/null over /bin/sh in a mount namespace of rtsoak's own: the exec fails.
+unshare -m --propagation private bash -c 'mount --bind /dev/null /bin/sh && exec "$@"' _ \
+	"$RTSOAK" run --probes timer --cpus 1 --interval 100us --duration 2s \
+	--loads spike:period=300ms:burst=3ms:cpus=1 --spike-threshold 1ms \
+	--on-spike true --on-spike-interval 0 -q -o nosh.json 2>nosh.err
+rc=$?
+diag "on_spike: $(oj nosh.json 'o')"
+[ $rc -eq 0 ] && [ "$(oj nosh.json 'o["ran"] == 0 and o["not_started"] >= 2 and o["spikes"] == o["not_started"] + sum(o["skipped"].values())')" = true ] &&
+	[ "$(grep -c 'cannot start /bin/sh' nosh.err)" -eq 1 ] &&
+	[ "$(jget nosh.json '[w for w in r["run"]["warnings"] if w.startswith("--on-spike: ") and "could not be started" in w] != []')" = true ]
+ok $? "without a /bin/sh to run: exit $rc, every start counted as not started, one line on stderr, a warning in the report ($(head -c 200 nosh.err))"
 
 # --- bad options: one line, exit 2, nothing run ------------------------------
 # bad WANT_SUBSTRING ARGS...: exit 2, one line on stderr naming it, nothing on
