@@ -1572,6 +1572,11 @@ static int read_root(struct rd *rd, struct report *r, json_t *root)
 	r->ab = json_incref(json_object_get(root, "ab"));
 	if ((r->tweaks && !json_is_array(r->tweaks)) || (r->ab && !json_is_object(r->ab)))
 		return fail(rd, "tweaks/ab", "not an array/object");
+	/* Optional: run --on-spike.  Only the text summary reads it, each
+	 * member checked there (an integer or left out). */
+	r->on_spike = json_incref(json_object_get(root, "on_spike"));
+	if (r->on_spike && !json_is_object(r->on_spike))
+		return fail(rd, "on_spike", "not an object");
 	if ((rc = read_results(rd, r, root, BIG_RESULTS, false)) ||
 	    (rc = read_results(rd, r, root, BIG_AGGREGATES, true)) || (rc = read_periods(rd, r)) ||
 	    (rc = read_series(rd, r, root)) || (rc = read_attribution(rd, r, root)))

@@ -212,6 +212,8 @@ static json_t *head_json(const struct report *r, bool marks)
 		bad |= json_object_set(root, "analysis", r->analysis);
 	if (r->attribution) /* as read or as the run built it: unchanged */
 		bad |= json_object_set(root, "attribution", r->attribution);
+	if (r->on_spike)
+		bad |= json_object_set(root, "on_spike", r->on_spike);
 	if (r->series_log) /* a checkpoint's summary: the series' columns are there */
 		bad |= json_object_set(root, "series_log", r->series_log);
 	if (bad) {

@@ -42,6 +42,7 @@
  * whatever the colour. */
 #include <config.h>
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -905,6 +906,55 @@ void report_checks_print(json_t *checks, FILE *out, size_t width, bool color)
 		count[2], count[3], count[4]);
 }
 
+/* A count of the on_spike section; 0 when left out or not a count. */
+static uint64_t on_spike_count(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v)
+							       : 0;
+}
+
+/* run --on-spike: "on-spike: ran 3 for 40 spikes (skipped 30 by the
+ * interval, 7 while one ran), 1 failed (first: exit 1 at 2.300 s)". */
+static void on_spike_print(FILE *out, json_t *o)
+{
+	json_t *sk = json_object_get(o, "skipped"), *ff = json_object_get(o, "first_failure");
+	uint64_t running = on_spike_count(sk, "running"), interval = on_spike_count(sk, "interval"),
+		 unlogged = on_spike_count(sk, "unlogged");
+	const char *sep = " (skipped ";
+
+	if (!json_is_object(o))
+		return;
+	fprintf(out, "on-spike: ran %" PRIu64 " for %" PRIu64 " spike(s)", on_spike_count(o, "ran"),
+		on_spike_count(o, "spikes"));
+	if (interval) {
+		fprintf(out, "%s%" PRIu64 " by the interval", sep, interval);
+		sep = ", ";
+	}
+	if (running) {
+		fprintf(out, "%s%" PRIu64 " while one ran", sep, running);
+		sep = ", ";
+	}
+	if (unlogged) {
+		fprintf(out, "%s%" PRIu64 " not logged", sep, unlogged);
+		sep = ", ";
+	}
+	if (strcmp(sep, " (skipped "))
+		fputc(')', out);
+	fprintf(out, ", %" PRIu64 " failed", on_spike_count(o, "failed"));
+	if (json_is_object(ff) && json_is_string(json_object_get(ff, "status"))) {
+		fputs(" (first: ", out);
+		util_fputs_escaped(json_string_value(json_object_get(ff, "status")), out);
+		fprintf(out, " at %.3f s)", (double)on_spike_count(ff, "at_ns") / 1e9);
+	}
+	if (on_spike_count(o, "not_started"))
+		fprintf(out, ", %" PRIu64 " not started", on_spike_count(o, "not_started"));
+	if (on_spike_count(o, "terminated"))
+		fprintf(out, ", %" PRIu64 " stopped at the end", on_spike_count(o, "terminated"));
+	fputc('\n', out);
+}
+
 void report_text_print(const struct report *r, FILE *out, bool color)
 {
 	report_text_print_cpus(r, out, color, TEXT_CPUS_AUTO);
@@ -956,6 +1006,8 @@ void report_text_print_cpus(const struct report *r, FILE *out, bool color, enum 
 	free(agg);
 	spikes_print(r, out, cpus == TEXT_CPUS_WORST);
 	report_checks_print(r->checks, out, 80, color);
+	if (r->on_spike)
+		on_spike_print(out, r->on_spike);
 	/* The prefix stays plain for grep; the message carries the colour. */
 	for (size_t i = 0; i < r->nwarnings; i++) {
 		fputs("warning: ", out);

@@ -154,6 +154,8 @@ enum {
 	OPT_COLOR,
 	OPT_WARMUP,
 	OPT_SETTLE,
+	OPT_ON_SPIKE,
+	OPT_ON_SPIKE_INTERVAL,
 	OPT_ALIAS, /* OPT_ALIAS + k: the k-th probe alias (alias_options) */
 };
 
@@ -196,6 +198,13 @@ static const struct cmdopt run_options[] = {
 	{ "trace-stacks", 0, OPT_TRACE_STACKS, NULL,
 	  "--trace, and the stack at every local-timer interrupt: where\na late timer IRQ came (the "
 	  "end of an IRQs-off section)",
+	  CMDOPT_NONE, NULL },
+	{ "on-spike", 0, OPT_ON_SPIKE, "CMD",
+	  "run /bin/sh -c CMD on the housekeeping CPUs when a spike is\nlogged, its context in "
+	  "RTSOAK_* variables (see ON SPIKE in\nrtsoak(1); it runs as rtsoak's user)",
+	  CMDOPT_NONE, NULL },
+	{ "on-spike-interval", 0, OPT_ON_SPIKE_INTERVAL, "T",
+	  "--on-spike: at most one command per T (default 1s; 0: no\nlimit but one at a time)",
 	  CMDOPT_NONE, NULL },
 	{ "record", 0, OPT_RECORD, "GLOB",
 	  "add the contents of matching /sys or /proc files to the report", CMDOPT_FILE, NULL },
@@ -567,6 +576,7 @@ static void set_defaults(struct run_config *cfg, bool ab)
 	cfg->checkpoint_ns = 60 * NSEC_PER_SEC;
 	cfg->series_limit = SERIES_LIMIT_DEFAULT;
 	cfg->prom_window_ns = 60 * NSEC_PER_SEC;
+	cfg->on_spike_interval_ns = 1 * NSEC_PER_SEC;
 	const char *tmpdir = getenv("TMPDIR");
 	snprintf(cfg->workdir, sizeof(cfg->workdir), "%s", tmpdir && *tmpdir ? tmpdir : "/tmp");
 }
@@ -688,6 +698,17 @@ static int opt_report(struct cli_parse *p, int opt, const char *optname)
 		if (cfg->nrecord == CLI_MAX_RECORD)
 			return bad_value(optname, "at most %d globs", CLI_MAX_RECORD);
 		cfg->record[cfg->nrecord++] = optarg;
+		return -1;
+	case OPT_ON_SPIKE:
+		/* Only blanks is no command: sh -c would run nothing, each time. */
+		if (!optarg[strspn(optarg, " \t\n")])
+			return bad_value(optname, "the command is empty");
+		cfg->on_spike = optarg;
+		return -1;
+	case OPT_ON_SPIKE_INTERVAL:
+		if (parse_time_or_zero(optarg, &cfg->on_spike_interval_ns, err, sizeof(err)))
+			return bad_value(optname, "%s", err);
+		p->on_spike_interval_given = true;
 		return -1;
 	case OPT_CHECKPOINT:
 		p->checkpoint_given = true;

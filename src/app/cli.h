@@ -63,6 +63,10 @@ struct run_config {
 	bool no_rt;
 	bool trace;	   /* --trace: attribution from tracefs (session_trace.c) */
 	bool trace_stacks; /* --trace-stacks (implies trace): stacks at local-timer IRQs */
+	/* --on-spike CMD: /bin/sh -c CMD on the housekeeping CPUs for a logged
+	 * spike (session_onspike.c); NULL: none.  Points into argv. */
+	const char *on_spike;
+	uint64_t on_spike_interval_ns; /* --on-spike-interval: at most one start per this */
 	bool quiet;
 	char output[PATH_MAX];	 /* "-" for stdout */
 	struct lock output_lock; /* held for the run (lock.h); released by main */

@@ -149,6 +149,8 @@ static int check_ignored(const struct run_config *cfg, const struct cli_parse *p
 		      : p->prom_window_given
 			  ? "--prom-window: only the --prom series have a window"
 			  : "--run-name: only the --prom series carry it (label run)";
+	else if (p->on_spike_interval_given && !cfg->on_spike)
+		why = "--on-spike-interval: there is no --on-spike command";
 	if (!why)
 		return -1;
 	rtsoak_error("%s", why);

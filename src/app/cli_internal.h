@@ -30,6 +30,7 @@ struct cli_parse {
 	bool prom_window_given, run_name_given;
 	bool warmup_given;
 	bool settle_given;
+	bool on_spike_interval_given;
 	const char *settle_arg; /* --settle as given, for the message */
 	char *specs[LOAD_MAX_INSTANCES];
 	unsigned nspecs;

@@ -394,6 +394,7 @@ static int wait_for_end(struct session *s, struct report *r)
 		}
 		series_tick(s, now);
 		session_trace_tick(s, false);
+		session_onspike_tick(s, r, now);
 		if (now >= next_checkpoint || now >= next_prom) {
 			bool cp = now >= next_checkpoint, prom = now >= next_prom;
 			session_output_publish(s, r, cp, prom, false);
@@ -829,6 +830,7 @@ static void wind_down(struct session *s, struct report *r)
 				    "out of memory: the time series of %s on CPU %d is incomplete",
 				    s->threads[i].pc->results[0], s->threads[i].cpu);
 	session_trace_tick(s, true);
+	session_onspike_end(s, r);
 	session_output_set_times(r, s, (s->end ? s->end : util_now_ns(CLOCK_MONOTONIC)) - s->t0);
 	phase_end(&s->phases, r->duration_ns);
 	/* --schedule rotate: a phase the run ended before (a --loops run, a
@@ -899,6 +901,7 @@ static int tear_down(struct session *s, struct report *r, int rc)
 	}
 	if (session_trace_stop(s) < 0)
 		rc = EXIT_ENV;
+	session_onspike_free(s);
 	load_supervisor_stop(s->sup);
 	load_supervisor_free(s->sup);
 	for (unsigned i = 0; i < cfg->nloads; i++)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* session_internal: the run's state, shared by the three files of one
+/* session_internal: the run's state, shared by the files of one
  * `rtsoak run`: session.c (set-up, probes, housekeeping loop, tear-down),
- * session_output.c (the report and its outputs) and session_ab.c (the ab
- * command's rounds).  Nothing outside them includes it. */
+ * session_output.c (the report and its outputs), session_ab.c (the ab
+ * command's rounds), session_trace.c (--trace) and session_onspike.c
+ * (--on-spike).  Nothing outside them includes it. */
 #ifndef RTSOAK_SESSION_INTERNAL_H
 #define RTSOAK_SESSION_INTERNAL_H
 
@@ -79,7 +80,8 @@ struct session {
 	bool restore_failed;  /* --set: the restore after the run failed */
 	bool write_failed;    /* the report or a view did not reach its path */
 	struct comparison ab; /* ab: B against A by the rounds */
-	struct session_trace *trace; /* --trace (session_trace.c), NULL without */
+	struct session_trace *trace;	 /* --trace (session_trace.c), NULL without */
+	struct session_onspike *onspike; /* --on-spike (session_onspike.c), NULL without */
 };
 
 /* session_output.c */
@@ -105,6 +107,11 @@ int session_trace_start(struct session *s, char *err, size_t errlen)
 int session_trace_probes(struct session *s);
 const char *session_trace_filter_error(const struct session *s);
 void session_trace_tick(struct session *s, bool last);
+/* With --trace: spike k of thread i's series as the attribution saw it:
+ * 1 attributed (its cause key, e.g. "task:rtsoak-spike/0 (FIFO 96)", in
+ * buf), 0 explained but not attributed (events lost, no anchor: buf
+ * empty), -1 not explained yet or no --trace. */
+int session_trace_spike_cause(const struct session *s, unsigned i, size_t k, char *buf, size_t len);
 /* With --trace: how long the housekeeping thread may wait before the next
  * tick (20 or 100 ms, by how fast the last read found the rings filling). */
 uint64_t session_trace_tick_ns(const struct session *s);
@@ -112,6 +119,17 @@ json_t *session_trace_json(struct session *s);
 /* Someone changed or removed the run's instance: true with what and when. */
 bool session_trace_disturbed(const struct session *s, char *what, size_t len);
 int session_trace_stop(struct session *s) __attribute__((warn_unused_result));
+
+/* session_onspike.c: --on-spike.  tick on every housekeeping tick of the
+ * measured time, after the series' drain and the trace's tick (their
+ * spikes and attributions); end once after the last of both (the spikes
+ * left, then the bounded wait for a running command); json for the
+ * report's on_spike section (NULL without --on-spike, or out of memory);
+ * free on every way out (kills a command still running). */
+void session_onspike_tick(struct session *s, struct report *r, uint64_t now);
+void session_onspike_end(struct session *s, struct report *r);
+json_t *session_onspike_json(const struct session *s);
+void session_onspike_free(struct session *s);
 
 /* session_ab.c */
 int session_ab_switch(struct session *s, struct report *r, unsigned next)

@@ -377,6 +377,8 @@ int session_output_build(struct report *r, struct session *s, bool live, bool fu
 		if (session_trace_disturbed(s, what, sizeof(what)))
 			report_warn(r, "--trace: %s", what);
 	}
+	if (cfg->on_spike && !(r->on_spike = session_onspike_json(s)))
+		return -ENOMEM;
 	int rc = build_results(r, s, live);
 	/* Lent, not copied: the textfile's windowed maximum reads them too. */
 	if (!rc)

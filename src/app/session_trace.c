@@ -371,6 +371,29 @@ void session_trace_tick(struct session *s, bool last)
 	tr->cpu_ns += thread_cpu_ns() - c0;
 }
 
+int session_trace_spike_cause(const struct session *s, unsigned i, size_t k, char *buf, size_t len)
+{
+	const struct session_trace *tr = s->trace;
+
+	if (!tr || !tr->rec || i >= tr->nthr || !s->series || k >= s->series[i].nspikes ||
+	    tr->next[i] <= k)
+		return -1;
+	/* The "all" entry's spike_causes, in the order explained: the
+	 * latest spikes last, and only attributed ones have an entry. */
+	const struct attrib_agg *a = &tr->agg[(size_t)i * tr->nagg + tr->nagg - 1];
+	uint64_t t = s->series[i].spikes[k].t_ns;
+	for (size_t j = a->nsc; j-- > 0;) {
+		if (a->spike_causes[j][0] == t) {
+			snprintf(buf, len, "%s", a->cause[a->spike_causes[j][1]].key);
+			return 1;
+		}
+		if (a->spike_causes[j][0] < t)
+			break;
+	}
+	snprintf(buf, len, "%s", "");
+	return 0;
+}
+
 uint64_t session_trace_tick_ns(const struct session *s)
 {
 	return s->trace && s->trace->tick_ns ? s->trace->tick_ns : SESSION_TRACE_FAST_NS;

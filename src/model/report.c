@@ -343,6 +343,8 @@ void report_clear_results(struct report *r, size_t keep_warnings)
 	json_decref(r->attribution);
 	json_decref(r->attribution_index);
 	json_decref(r->series_log);
+	json_decref(r->on_spike);
+	r->on_spike = NULL;
 	r->analysis = r->tweaks = r->ab = r->attribution = r->attribution_index = NULL;
 	r->series_log = NULL;
 	while (r->nwarnings > keep_warnings)

@@ -155,6 +155,9 @@ struct report {
 	/* attribution.h's index of its series entries by (probe, cpu, phase),
 	 * built by attribution_set(); NULL: lookups search the list. */
 	json_t *attribution_index;
+	/* run --on-spike: the commands started for spikes and the ones skipped
+	 * (docs/report-schema.json: on_spike).  NULL in reports without it. */
+	json_t *on_spike;
 	/* A checkpoint's summary (session_output.c): the "series_log" member that
 	 * names the series log holding the series' columns (serieslog.h), which the
 	 * writer then leaves empty.  NULL in every other report, and in what

@@ -10,7 +10,7 @@
 : "${RTSOAK_BASH:=$(dirname "$RTSOAK")/rtsoak.bash}"
 [ -r "$RTSOAK_BASH" ] || skip_all "no $RTSOAK_BASH (built by make next to rtsoak)"
 
-plan 13
+plan 14
 cd "$WORK" || exit 1
 "$RTSOAK" __complete-spec >spec
 mkdir out && touch out/alpha.json out/alpine.json out/beta.txt "out/gamma ray.txt"
@@ -52,6 +52,8 @@ else
 	ok 1 "the spec has run options starting --d"
 fi
 check "run's options without the word run" "rtsoak --d" want.opts
+printf '%s\n' --on-spike --on-spike-interval >want.onspike
+check "run's --on-spike options (issue 31)" "rtsoak run --on-" want.onspike
 awk '$1 == "opt" && $2 == "report" && $3 ~ /^--/ { print $3 }' spec >want.ropts
 check "report's own options after rtsoak report --" "rtsoak report --" want.ropts
 
