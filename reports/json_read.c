@@ -1357,6 +1357,16 @@ static int read_contributors(struct rd *rd, json_t *t, const char *where)
 				return fail(rd, path,
 					    v ? "is not an integer or null" : "is missing");
 		}
+		/* function (reports since it existed): what it ran, or null */
+		v = json_object_get(c, "function");
+		snprintf(path, sizeof(path), "%s.function", w);
+		if (v && !json_is_null(v) &&
+		    (!json_is_object(v) ||
+		     (rc = get_text(rd, v, "name", path, REPORT_NAME_MAX, false, &s)) ||
+		     (rc = get_text(rd, v, "kind", path, REPORT_NAME_MAX, false, &s)) ||
+		     (rc = get_u64(rd, v, "ns", path, false, &u, NULL)) ||
+		     (rc = get_u64(rd, v, "other_ns", path, false, &u, NULL))))
+			return rc ? rc : fail(rd, path, "is not an object or null");
 	}
 	return 0;
 }

@@ -43,6 +43,15 @@ enum attrib_kind {
 	AK_NKINDS
 };
 
+/* What a contributor ran, where the events name a function: a kworker's
+ * work item (workqueue_execute_start/end), a timer wheel callback
+ * (timer_expire_entry/exit, in the TIMER softirq or a task). */
+enum attrib_fn_kind {
+	ATTRIB_FN_NONE,
+	ATTRIB_FN_WORK,
+	ATTRIB_FN_TIMER,
+};
+
 struct attrib_contrib {
 	enum attrib_kind kind;
 	char name[TEV_NAME_LEN];
@@ -51,6 +60,14 @@ struct attrib_contrib {
 	int rt_priority; /* AK_TASK: 1..99 for RT, else the nice value */
 	uint32_t id;	 /* irq, vector, idle state */
 	uint64_t ns;	 /* its time inside [deadline, wake] */
+	/* The function it spent most of ns in (fn_ns of it), of fn_kind;
+	 * fn_more: the time in other functions of a kind (several work items,
+	 * several callbacks).  ATTRIB_FN_NONE, "" and 0 when the window shows
+	 * none: the start of a work item that began before the window's first
+	 * event is not seen, nor one that the recorder did not trace. */
+	enum attrib_fn_kind fn_kind;
+	char fn[TEV_NAME_LEN];
+	uint64_t fn_ns, fn_more;
 };
 
 /* One stretch of the timeline: from `off` ns after the deadline, for `ns`,
@@ -114,7 +131,11 @@ struct attrib_result {
 	unsigned n;
 	/* The dominant cause: c[0] when n > 0.  cause is the aggregation key
 	 * ("task:rtsoak-spike/0 (FIFO 99)", "softirq:NET_RX", "idle:1",
-	 * "irq:virtio0-input.0", "silent"), verdict the phrase for people. */
+	 * "irq:virtio0-input.0", "silent"), verdict the phrase for people.
+	 * A task or softirq that spent at least half its time in one work
+	 * function or timer callback is keyed by that function, "work:FN" or
+	 * "timer:FN", whichever kworker or softirq ran it, so that one work
+	 * function run by several kworkers is one cause. */
 	char cause[ATTRIB_CAUSE_LEN];
 	char verdict[ATTRIB_VERDICT_LEN];
 	/* With stacks (--trace-stacks): the function the probe's timer

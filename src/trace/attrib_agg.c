@@ -123,6 +123,17 @@ static const char *policy_name(int policy)
 	return policy == 1 ? "FIFO" : policy == 0 ? "OTHER" : "DL";
 }
 
+/* What c ran where the events name it: {name, kind (work, timer), ns,
+ * other_ns}, null when they name nothing. */
+static json_t *function_json(const struct attrib_contrib *c)
+{
+	if (c->fn_kind == ATTRIB_FN_NONE)
+		return json_null();
+	return json_pack("{s:o, s:s, s:I, s:I}", "name", util_json_string(c->fn), "kind",
+			 c->fn_kind == ATTRIB_FN_WORK ? "work" : "timer", "ns",
+			 (json_int_t)c->fn_ns, "other_ns", (json_int_t)c->fn_more);
+}
+
 /* Every value is checked: a NULL from json_pack (out of memory; a name that
  * is not UTF-8 cannot reach here, util_json_string masks it) makes the
  * whole entry NULL, an error of the report, never a cause silently missing
@@ -143,6 +154,7 @@ static json_t *contributor_json(const struct attrib_contrib *c)
 				     task ? json_string(policy_name(c->policy)) : json_null());
 		bad |=
 		    util_json_set(o, "priority", task ? json_integer(c->rt_priority) : json_null());
+		bad |= util_json_set(o, "function", function_json(c));
 	}
 	if (bad) {
 		json_decref(o);
