@@ -1367,6 +1367,34 @@ static int read_contributors(struct rd *rd, json_t *t, const char *where)
 		     (rc = get_u64(rd, v, "ns", path, false, &u, NULL)) ||
 		     (rc = get_u64(rd, v, "other_ns", path, false, &u, NULL))))
 			return rc ? rc : fail(rd, path, "is not an object or null");
+		/* irq_thread (reports since it existed): a threaded handler, or null */
+		v = json_object_get(c, "irq_thread");
+		snprintf(path, sizeof(path), "%s.irq_thread", w);
+		if (v && !json_is_null(v)) {
+			json_t *by = json_object_get(v, "woken_by");
+			char bp[300];
+
+			snprintf(bp, sizeof(bp), "%s.woken_by", path);
+			if (!json_is_object(v))
+				return fail(rd, path, "is not an object or null");
+			if ((rc = get_u64(rd, v, "irq", path, false, &u, NULL)) ||
+			    (rc = get_text(rd, v, "name", path, REPORT_NAME_MAX, true, &s)))
+				return rc;
+			if (!by)
+				return fail(rd, bp, "is missing");
+			if (!json_is_null(by) &&
+			    (!json_is_object(by) ||
+			     (rc = get_text(rd, by, "kind", bp, REPORT_NAME_MAX, false, &s)) ||
+			     (rc = get_text(rd, by, "name", bp, REPORT_NAME_MAX, false, &s)) ||
+			     (rc = get_u64_or_null(rd, by, "id", bp)) ||
+			     !json_is_integer(json_object_get(by, "offset_ns")) ||
+			     !(json_is_integer(json_object_get(by, "pid")) ||
+			       json_is_null(json_object_get(by, "pid")))))
+				return rc ? rc
+					  : fail(rd, bp,
+						 "is not an object with kind, name, id, pid and "
+						 "offset_ns");
+		}
 	}
 	return 0;
 }

@@ -24,6 +24,7 @@
 #define ATTRIB_ACC 64  /* distinct contributors kept while sweeping */
 #define ATTRIB_DEPTH 8 /* IRQ nesting: task < softirq < vector/irq < irq */
 #define ATTRIB_FNS 4   /* functions (work, timer callbacks) counted per contributor */
+#define ATTRIB_IRQW 8  /* wakings of threaded IRQ handlers kept while sweeping */
 #define NONE UINT64_MAX
 
 static bool mine(const struct attrib_input *in, const struct trace_ev *e);
@@ -71,6 +72,16 @@ struct sweep {
 	bool known;
 	int32_t pid, prio;
 	const char *comm;
+	/* the last wakings of threaded IRQ handlers (comm "irq/..."), with
+	 * what this CPU ran then: ATTRIB_IRQW of them, the oldest replaced */
+	struct irq_waking {
+		int32_t pid;
+		uint64_t ts;
+		bool own; /* by its own hard IRQ */
+		struct attrib_waker by;
+	} irqw[ATTRIB_IRQW];
+	unsigned nirqw;
+	const struct trace_ev *prev; /* the event before the one being stepped */
 	/* a work item or callback run in task context (a kworker's), by task
 	 * fn_pid: it goes on when that task is switched back in */
 	struct running task_fn;
@@ -357,6 +368,82 @@ static enum attrib_kind exit_kind(unsigned type)
 	return type == TEV_IRQ_EXIT ? AK_IRQ : type == TEV_SOFTIRQ_EXIT ? AK_SOFTIRQ : AK_VECTOR;
 }
 
+/* A threaded IRQ handler woken: by what this CPU ran then, the hard IRQ
+ * that just ended, else the innermost frame or the task.  A waking by its
+ * own hard IRQ is kept over later ones by anything else: on PREEMPT_RT the
+ * thread also sleeps on the locks it takes (rtmutexes), and the task that
+ * releases one wakes it again; the IRQ that made it run is the answer. */
+static void note_irq_waking(struct sweep *s, const struct trace_ev *e)
+{
+	struct irq_waking *w = NULL;
+	unsigned i, irq = 0;
+	int n = 0;
+	bool own = s->prev && s->prev->type == TEV_IRQ_EXIT &&
+		   sscanf(e->name, "irq/%u-%n", &irq, &n) == 1 && n && s->prev->arg == irq;
+
+	for (i = 0; i < s->nirqw && !w; i++)
+		if (s->irqw[i].pid == e->pid)
+			w = &s->irqw[i];
+	if (w && !own && w->own)
+		return;
+	if (!w && s->nirqw < ATTRIB_IRQW)
+		w = &s->irqw[s->nirqw++];
+	if (!w) { /* full: the oldest waking goes */
+		w = &s->irqw[0];
+		for (i = 1; i < ATTRIB_IRQW; i++)
+			if (s->irqw[i].ts < w->ts)
+				w = &s->irqw[i];
+	}
+	memset(w, 0, sizeof(*w));
+	w->pid = e->pid;
+	w->ts = e->ts;
+	w->own = own;
+	/* The kernel wakes the thread after the hard handler's
+	 * irq_handler_exit (__handle_irq_event_percpu: IRQ_WAKE_THREAD), still
+	 * in the interrupt: an exit just before the waking is the waker. */
+	if (s->prev && s->prev->type == TEV_IRQ_EXIT) {
+		w->by.kind = AK_IRQ;
+		w->by.id = s->prev->arg;
+		w->by.pid = -1;
+		snprintf(w->by.name, sizeof(w->by.name), "%s", s->prev->name);
+	} else if (s->depth) {
+		const struct frame *f = &s->stack[s->depth - 1];
+
+		w->by.kind = f->kind;
+		w->by.id = f->id;
+		w->by.pid = -1;
+		snprintf(w->by.name, sizeof(w->by.name), "%s", f->name ? f->name : "");
+	} else if (s->known) {
+		w->by.kind = AK_TASK;
+		w->by.pid = s->pid;
+		snprintf(w->by.name, sizeof(w->by.name), "%s", s->comm ? s->comm : "");
+	} else {
+		w->by.kind = AK_NKINDS; /* who ran is not known */
+	}
+}
+
+/* A threaded IRQ handler's IRQ and name, and what woke it (attrib.h). */
+static void irq_thread(const struct sweep *s, struct attrib_contrib *c)
+{
+	const struct attrib_input *in = s->in;
+	unsigned irq;
+	int n = 0;
+
+	if (c->kind != AK_TASK || sscanf(c->name, "irq/%u-%n", &irq, &n) != 1 || !n)
+		return;
+	c->threaded = true;
+	c->irq = irq;
+	for (size_t i = 0; i < in->nev; i++)
+		if (mine(in, &in->ev[i]) && in->ev[i].type == TEV_IRQ_ENTRY && in->ev[i].arg == irq)
+			snprintf(c->irq_name, sizeof(c->irq_name), "%s", in->ev[i].name);
+	for (unsigned i = 0; i < s->nirqw; i++)
+		if (s->irqw[i].pid == c->pid && s->irqw[i].by.kind != AK_NKINDS) {
+			c->woke_known = true;
+			c->woke = s->irqw[i].by;
+			c->woke_off_ns = (int64_t)(s->irqw[i].ts - in->deadline_ns);
+		}
+}
+
 static void step(struct sweep *s, const struct trace_ev *e, uint64_t *t)
 {
 	if (e->type == TEV_NMI) {
@@ -408,6 +495,10 @@ static void step(struct sweep *s, const struct trace_ev *e, uint64_t *t)
 			s->idle_state = e->arg;
 			s->idle_named = true;
 		}
+		break;
+	case TEV_WAKING:
+		if (!strncmp(e->name, "irq/", 4))
+			note_irq_waking(s, e);
 		break;
 	case TEV_WORK_START:
 	case TEV_TIMER_ENTRY: {
@@ -659,6 +750,37 @@ static const char *fn_kind_name(enum attrib_fn_kind k)
 	return k == ATTRIB_FN_WORK ? "work" : k == ATTRIB_FN_TIMER ? "timer" : "";
 }
 
+/* A threaded IRQ handler, after the verdict: "; the threaded handler of
+ * IRQ 36 (virtio1-req.0), woken by its hard IRQ 12 µs before the
+ * deadline". */
+static void irq_thread_str(const struct attrib_contrib *c, char *v, size_t len)
+{
+	size_t l = strlen(v);
+	char when[64], d[32];
+
+	if (!c->threaded)
+		return;
+	snprintf(v + l, len - l, "; the threaded handler of IRQ %u", c->irq);
+	if (c->irq_name[0]) {
+		l = strlen(v);
+		snprintf(v + l, len - l, " (%s)", c->irq_name);
+	}
+	if (!c->woke_known)
+		return;
+	fmt_ns(d, sizeof(d),
+	       c->woke_off_ns < 0 ? (uint64_t)-c->woke_off_ns : (uint64_t)c->woke_off_ns);
+	snprintf(when, sizeof(when), "%s %s the deadline", d,
+		 c->woke_off_ns < 0 ? "before" : "after");
+	l = strlen(v);
+	if (c->woke.kind == AK_IRQ && c->woke.id == c->irq)
+		snprintf(v + l, len - l, ", woken by its hard IRQ %s", when);
+	else if (c->woke.kind == AK_TASK)
+		snprintf(v + l, len - l, ", woken by %s[%d] %s", c->woke.name, c->woke.pid, when);
+	else
+		snprintf(v + l, len - l, ", woken in %s %s %s", attrib_kind_name(c->woke.kind),
+			 c->woke.name, when);
+}
+
 static void describe(const struct attrib_input *in, int32_t probe_prio, struct attrib_result *out)
 {
 	const struct attrib_contrib *c = &out->c[0];
@@ -700,6 +822,7 @@ static void describe(const struct attrib_input *in, int32_t probe_prio, struct a
 		else
 			snprintf(out->verdict, sizeof(out->verdict),
 				 "%s[%d] (%s) ran %s before the probe", c->name, c->pid, pol, fd);
+		irq_thread_str(c, out->verdict, sizeof(out->verdict));
 		break;
 	case AK_SOFTIRQ:
 		snprintf(out->cause, sizeof(out->cause), "softirq:%s", c->name);
@@ -946,6 +1069,7 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 		if (s.virt_ns != NONE && e->ts > s.virt_ns)
 			virt_switch(&s, &t);
 		step(&s, e, &t);
+		s.prev = e;
 		if (e->type == TEV_SWITCH)
 			fix_plan(&s, i, e->pid);
 		if (s.fix && i == s.fix_after) {
@@ -977,7 +1101,8 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 	for (unsigned a = 0; a < s.nacc && out->n < ATTRIB_MAX_CONTRIB; a++) {
 		map[ord[a]] = (int8_t)out->n;
 		out->c[out->n] = s.acc[ord[a]];
-		fn_result(&s, ord[a], &out->c[out->n++]);
+		fn_result(&s, ord[a], &out->c[out->n]);
+		irq_thread(&s, &out->c[out->n++]);
 	}
 	for (unsigned k = 0; k < s.nseg; k++) {
 		out->seg[k] = s.seg[k];

@@ -68,6 +68,27 @@ struct attrib_contrib {
 	enum attrib_fn_kind fn_kind;
 	char fn[TEV_NAME_LEN];
 	uint64_t fn_ns, fn_more;
+	/* AK_TASK: a threaded IRQ handler (PREEMPT_RT, threadirqs), whose comm
+	 * is "irq/N-NAME" cut to 15 bytes: threaded, irq = N; irq_name the
+	 * handler's whole name where the window holds an irq_handler_entry
+	 * of N on this CPU, else "".  woke (woke_known): what this CPU was
+	 * running at the task's last sched_waking by its own hard IRQ (AK_IRQ
+	 * with id N) in the window up to the wake-up, else at its last
+	 * sched_waking by anything (a task that released a lock it waited
+	 * for, on PREEMPT_RT), woke_off_ns when, from
+	 * the deadline (negative: before it); not known when the window holds
+	 * no waking of it on this CPU (woken elsewhere, or before the window).
+	 * All zero (false, "") for any other contributor. */
+	bool threaded, woke_known;
+	uint32_t irq;
+	char irq_name[TEV_NAME_LEN];
+	struct attrib_waker {
+		enum attrib_kind kind;
+		uint32_t id;
+		int32_t pid; /* AK_TASK */
+		char name[TEV_NAME_LEN];
+	} woke;
+	int64_t woke_off_ns;
 };
 
 /* One stretch of the timeline: from `off` ns after the deadline, for `ns`,

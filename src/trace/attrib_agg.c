@@ -134,6 +134,30 @@ static json_t *function_json(const struct attrib_contrib *c)
 			 (json_int_t)c->fn_ns, "other_ns", (json_int_t)c->fn_more);
 }
 
+/* A threaded IRQ handler: {irq, name, woken_by}, null for any other
+ * contributor; woken_by {kind, name, id, pid, offset_ns} or null. */
+static json_t *irq_thread_json(const struct attrib_contrib *c)
+{
+	const struct attrib_waker *w = &c->woke;
+	bool has_id = w->kind == AK_IRQ || w->kind == AK_SOFTIRQ || w->kind == AK_VECTOR;
+	json_t *by;
+
+	if (!c->threaded)
+		return json_null();
+	by = !c->woke_known
+		 ? json_null()
+		 : json_pack("{s:s, s:o, s:o, s:o, s:I}", "kind", attrib_kind_name(w->kind), "name",
+			     util_json_string(w->name), "id",
+			     has_id ? json_integer(w->id) : json_null(), "pid",
+			     w->kind == AK_TASK ? json_integer(w->pid) : json_null(), "offset_ns",
+			     (json_int_t)c->woke_off_ns);
+	if (!by)
+		return NULL;
+	return json_pack("{s:I, s:o, s:o}", "irq", (json_int_t)c->irq, "name",
+			 c->irq_name[0] ? util_json_string(c->irq_name) : json_null(), "woken_by",
+			 by);
+}
+
 /* Every value is checked: a NULL from json_pack (out of memory; a name that
  * is not UTF-8 cannot reach here, util_json_string masks it) makes the
  * whole entry NULL, an error of the report, never a cause silently missing
@@ -155,6 +179,7 @@ static json_t *contributor_json(const struct attrib_contrib *c)
 		bad |=
 		    util_json_set(o, "priority", task ? json_integer(c->rt_priority) : json_null());
 		bad |= util_json_set(o, "function", function_json(c));
+		bad |= util_json_set(o, "irq_thread", irq_thread_json(c));
 	}
 	if (bad) {
 		json_decref(o);

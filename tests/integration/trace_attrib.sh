@@ -268,9 +268,11 @@ ok $? "an idle CPU's wake-ups: attributed, the idle task only as an idle exit, i
 # contributor names is well formed and within its time; a cause keyed by a
 # function ("work:FN", "timer:FN") is the function its spikes' first
 # contributor spent at least half its time in.  Which functions ran here is
-# the host's (the lab asserts them: tests/lab/lab_attrib_fn.sh).
+# the host's (the lab asserts them: tests/lab/lab_attrib_fn.sh).  A task
+# whose comm is irq/N-... (a threaded IRQ handler) carries irq_thread with
+# that N, and no other contributor does.
 "$PYTHON3" - "$T/events" spike.json stk.json net.json idle.json >fn.check <<'EOF'
-import json, os, sys
+import json, os, re, sys
 ev = sys.argv[1]
 want = [e for e in ("workqueue:workqueue_execute_start", "workqueue:workqueue_execute_end",
                     "timer:timer_expire_entry", "timer:timer_expire_exit")
@@ -284,6 +286,12 @@ for f in sys.argv[2:]:
     for x in r["attribution"]["series"]:
         for t in x["top"]:
             for c in t["contributors"]:
+                m = re.match(r"irq/(\d+)-", c["name"]) if c["kind"] == "task" else None
+                it = c.get("irq_thread")
+                if (m is None) != (it is None) or (m and it["irq"] != int(m.group(1))):
+                    bad.append("%s: irq_thread %s" % (f, c))
+                elif it:
+                    named.append("%s irq %d %s" % (c["name"], it["irq"], it["name"]))
                 fn = c.get("function")
                 if fn is None:
                     continue
@@ -307,7 +315,7 @@ for f in sys.argv[2:]:
 print("bad %s; named %d: %s; events %s" % (bad[:3], len(named), sorted(set(named))[:4], want))
 sys.exit(1 if bad else 0)
 EOF
-ok $? "work functions and timer callbacks: recorded where the kernel has the events, named well formed within their contributor's time ($(cat fn.check))"
+ok $? "work functions and timer callbacks: recorded where the kernel has the events, named well formed within their contributor's time; threaded IRQ handlers by their IRQ ($(cat fn.check))"
 
 # --- SIGINT and SIGKILL: no leftovers -------------------------------------
 "$RTSOAK" run --trace --probes timer --cpus 1 --duration 60s -q -o int.json 2>int.err &

@@ -11,13 +11,19 @@
 #   - timer mode: the timer_list callback rtsoak_irqoff_timer_fn holds
 #     preemption off 200 us in the TIMER softirq (ktimers/0's on this
 #     PREEMPT_RT kernel): timer:rtsoak_irqoff_timer_fn, the first contributor
-#     softirq TIMER with that callback.
+#     softirq TIMER with that callback;
+#   - threaded IRQs: disk and 9p reads on CPU 0 with the probe at FIFO 40,
+#     below the IRQ threads (FIFO 50): every IRQ thread among the worst
+#     spikes' contributors carries its IRQ (the number in its comm), the
+#     handler's whole name exactly as /proc/interrupts has it, and the hard
+#     IRQ that woke it (its own, on this one CPU), and so does the verdict
+#     of a spike it dominated.
 # The work is queued every 10137 us (incommensurate with the probe's 1 ms,
 # docs/LAB.md); the timer's callback runs at a jiffy, so the probe's
 # interval there is 1009 us, no divisor of the tick's, and the holds walk
 # through the probe's phase.
 . "$(dirname "$0")/lib.sh"
-plan 8
+plan 11
 cd "$WORK" || exit 1
 lab_module
 HOLD=200
@@ -85,4 +91,56 @@ for mode in work timer; do
 	grep -q "causes: $mode $fn " $mode.txt
 	ok $? "$mode hold: the summary's causes line names it ($(grep 'causes:' $mode.txt | head -1))"
 done
+
+# --- threaded IRQs ----------------------------------------------------------
+# /proc/interrupts' names by IRQ, for the check
+awk '$1 ~ /^[0-9]+:$/ { sub(":", "", $1); print $1, $NF }' /proc/interrupts >irqnames
+( while :; do cat /job/src/docs/*.md >/dev/null; dd if=/dev/zero of=/tmp/lab-io bs=64k count=64 \
+	oflag=direct 2>/dev/null; done ) &
+io=$!
+taskset -pc 0 $io >/dev/null
+"$RTSOAK" run --duration 4s --interval 1ms --probes timer --cpus 0 --warmup 0 --priority 40 \
+	--spike-threshold 20us --trace -q -o irq.json 2>err
+rc=$?
+kill $io
+wait $io 2>/dev/null
+rm -f /tmp/lab-io
+ok $rc "disk and 9p reads, probe FIFO 40, --trace: exit 0 ($(head -c 200 err))"
+validate irq.json
+ok $? "threaded IRQs: the report is schema-valid"
+"$PYTHON3" - irq.json irqnames <<'PY'
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+names = dict(l.split() for l in open(sys.argv[2]))
+s = [s for s in r["attribution"]["series"] if s["probe"] == "timer" and s["phase"] == "all"][0]
+bad, seen, led = [], 0, 0
+for t in s["top"]:
+    for i, c in enumerate(t["contributors"]):
+        m = re.match(r"irq/(\d+)-", c["name"]) if c["kind"] == "task" else None
+        it = c.get("irq_thread")
+        if not m:
+            if it is not None:
+                bad.append("not a threaded handler: %s" % c)
+            continue
+        seen += 1
+        n = m.group(1)
+        w = (it or {}).get("woken_by") or {}
+        if not it or str(it["irq"]) != n or it["name"] != names.get(n) or \
+                w.get("kind") != "irq" or str(w.get("id")) != n:
+            bad.append("%s: %s" % (c["name"], it))
+        if i == 0 and t["cause"].startswith("task:irq/"):
+            led += 1
+            if "the threaded handler of IRQ %s (%s), woken by its hard IRQ " % (n, names.get(n)) \
+                    not in t["verdict"]:
+                bad.append("verdict: %s" % t["verdict"])
+if not seen or not led:
+    bad.append("%d threaded handlers among the worst spikes, %d of those spikes theirs" % (seen, led))
+print("# %d threaded handlers among the worst spikes' contributors, %d spikes theirs; causes %s; %s" % (
+    seen, led, [(c["cause"], c["spikes"]) for c in s["causes"][:4]],
+    s["top"][0]["verdict"] if s["top"] else None))
+for b in bad[:10]:
+    print("# " + b)
+sys.exit(1 if bad else 0)
+PY
+ok $? "threaded IRQs: each named with its IRQ, its handler's name and the hard IRQ that woke it"
 done_testing

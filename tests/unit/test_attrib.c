@@ -1187,6 +1187,98 @@ static void test_timer_callback(void)
 	free(f);
 }
 
+/* A threaded IRQ handler that preempts the probe (PREEMPT_RT),
+ * hand-written: D = 3000000000, W = 3000014000; waking 3000000700 in the
+ * local_timer 3000000200..3000001000: irq = 700, thread = 3000012000 -
+ * 3000000700 = 11300, user = 2000.  irq/27-virtio0- holds D..3000000200
+ * (200) and 3000001000..3000012000 (11000) = 11200, the interrupt 800.  It
+ * was woken at 2999999900, right after IRQ 27's handler exit: by its hard
+ * IRQ, 100 ns before the deadline; the handler's name from its entry. */
+static void test_irq_thread(void)
+{
+	struct fixture *f = load("irq-thread.events");
+	struct want w = {
+		ATTRIB_OK,
+		700,
+		11300,
+		2000,
+		"task:irq/27-virtio0- (FIFO 50)",
+		"preempted by irq/27-virtio0-[111] (FIFO 50) for 11 µs; the threaded handler of IRQ "
+		"27 (virtio0-requests), woken by its hard IRQ 100 ns before the deadline",
+		2,
+		{ { AK_TASK, "irq/27-virtio0-", 111, 1, 50, 0, 11200 },
+		  { AK_VECTOR, "local_timer", -1, 0, 0, 236, 800 } },
+	};
+	struct attrib_result r;
+
+	if (!f)
+		return;
+	check("irq-thread", &f->in, &w);
+	check_total("irq-thread", &f->in, 2000);
+	ok(attrib_analyse(&f->in, &r) == 0 && r.n == 2 && r.c[0].threaded && r.c[0].irq == 27 &&
+	       !strcmp(r.c[0].irq_name, "virtio0-requests") && r.c[0].woke_known &&
+	       r.c[0].woke.kind == AK_IRQ && r.c[0].woke.id == 27 && r.c[0].woke_off_ns == -100 &&
+	       !r.c[1].threaded,
+	   "irq-thread: IRQ 27, virtio0-requests, woken by IRQ 27 at -100 ns; the vector is no "
+	   "thread");
+	/* Without the hard IRQ's events (it came on another CPU): the IRQ
+	 * from the comm, no name, woken in cat's context, its task. */
+	memmove(&f->ev[1], &f->ev[3], (f->nev - 3) * sizeof(f->ev[0]));
+	f->nev -= 2;
+	f->in.nev = f->nev;
+	w.verdict = "preempted by irq/27-virtio0-[111] (FIFO 50) for 11 µs; the threaded handler "
+		    "of IRQ 27, woken by cat[300] 100 ns before the deadline";
+	check("irq-thread without its hard IRQ", &f->in, &w);
+	free(f);
+	/* The thread blocks on a lock cat holds (an rtmutex on PREEMPT_RT:
+	 * cat, boosted to FIFO 50, runs 3000002000..3000003100) and cat's
+	 * unlock wakes it again: the waker is still its hard IRQ.  Thread
+	 * 200 + 1000 + 8900 = 10100, cat 1100, the interrupt 800. */
+	f = load("irq-thread.events");
+	if (!f)
+		return;
+	struct trace_ev lock[3] = {
+		{ .ts = 3000002000,
+		  .type = TEV_SWITCH,
+		  .pid = 300,
+		  .pid2 = 111,
+		  .prio = 49,
+		  .prio2 = 49,
+		  .arg = 2,
+		  .name = "cat",
+		  .name2 = "irq/27-virtio0-" },
+		{ .ts = 3000003000,
+		  .type = TEV_WAKING,
+		  .pid = 111,
+		  .pid2 = -1,
+		  .prio = 49,
+		  .prio2 = -1,
+		  .name = "irq/27-virtio0-" },
+		{ .ts = 3000003100,
+		  .type = TEV_SWITCH,
+		  .pid = 111,
+		  .pid2 = 300,
+		  .prio = 49,
+		  .prio2 = 49,
+		  .name = "irq/27-virtio0-",
+		  .name2 = "cat" },
+	};
+	/* after the vector exit (3000001000), before the last switch */
+	memmove(&f->ev[11], &f->ev[8], (f->nev - 8) * sizeof(f->ev[0]));
+	memcpy(&f->ev[8], lock, sizeof(lock));
+	f->nev += 3;
+	f->in.nev = f->nev;
+	w.verdict =
+	    "preempted by irq/27-virtio0-[111] (FIFO 50) for 10 µs; the threaded handler "
+	    "of IRQ 27 (virtio0-requests), woken by its hard IRQ 100 ns before the deadline";
+	w.n = 3;
+	w.c[0].ns = 10100;
+	w.c[1] = (struct want_contrib){ AK_TASK, "cat", 300, 1, 50, 0, 1100 };
+	w.c[2] = (struct want_contrib){ AK_VECTOR, "local_timer", -1, 0, 0, 236, 800 };
+	check("irq-thread woken again by a lock's release", &f->in, &w);
+	free(f);
+}
+
 int main(void)
 {
 	if (!find_data()) {
@@ -1208,6 +1300,7 @@ int main(void)
 	test_lean_idle_exit();
 	test_work();
 	test_timer_callback();
+	test_irq_thread();
 	ok(!strcmp(attrib_kind_name(AK_TASK), "task") &&
 	       !strcmp(attrib_kind_name(AK_SILENT), "silent") &&
 	       !strcmp(attrib_kind_name(AK_IDLE_EXIT), "idle"),

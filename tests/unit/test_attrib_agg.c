@@ -113,6 +113,49 @@ static void test_work(void)
 	   "the worst spike's contributor: kworker/1:1 with its function {vmstat_update, work, "
 	   "180000, 1000}");
 	json_decref(want);
+	ok(json_is_null(json_object_get(k, "irq_thread")), "a kworker is no threaded handler");
+	json_decref(s);
+	attrib_agg_free(&a);
+}
+
+/* A threaded IRQ handler's contributor: its IRQ, name and waker in the file. */
+static void test_irq_thread(void)
+{
+	struct attrib_agg a;
+	struct attrib_result r;
+
+	memset(&a, 0, sizeof(a));
+	memset(&r, 0, sizeof(r));
+	r.status = ATTRIB_OK;
+	r.irq_ns = r.thread_ns = r.user_ns = r.steal_ns = r.steal_span_ns = UINT64_MAX;
+	snprintf(r.cause, sizeof(r.cause), "task:irq/27-virtio0- (FIFO 50)");
+	r.n = 1;
+	r.c[0] = (struct attrib_contrib){ .kind = AK_TASK,
+					  .pid = 111,
+					  .policy = 1,
+					  .rt_priority = 50,
+					  .ns = 11200,
+					  .threaded = true,
+					  .woke_known = true,
+					  .irq = 27,
+					  .woke = { .kind = AK_IRQ, .id = 27, .pid = -1 },
+					  .woke_off_ns = -100 };
+	snprintf(r.c[0].name, sizeof(r.c[0].name), "irq/27-virtio0-");
+	snprintf(r.c[0].irq_name, sizeof(r.c[0].irq_name), "virtio0-requests");
+	snprintf(r.c[0].woke.name, sizeof(r.c[0].woke.name), "virtio0-requests");
+	ok(attrib_agg_add(&a, 0, THR + 1000, THR, &r) == 0, "add a threaded handler's spike");
+	json_t *s = attrib_agg_json(&a, "timer", 0, "all", THR);
+	json_t *k = json_array_get(
+	    json_object_get(json_array_get(json_object_get(s, "top"), 0), "contributors"), 0);
+	json_t *want = json_loads("{\"irq\": 27, \"name\": \"virtio0-requests\", \"woken_by\": "
+				  "{\"kind\": \"irq\", \"name\": \"virtio0-requests\", \"id\": 27, "
+				  "\"pid\": null, \"offset_ns\": -100}}",
+				  0, NULL);
+	ok(want && k && json_equal(json_object_get(k, "irq_thread"), want) &&
+	       json_is_null(json_object_get(k, "function")),
+	   "its irq_thread: IRQ 27, virtio0-requests, woken by its hard IRQ 100 ns before the "
+	   "deadline; no function");
+	json_decref(want);
 	json_decref(s);
 	attrib_agg_free(&a);
 }
@@ -190,6 +233,7 @@ int main(void)
 	json_decref(s);
 	attrib_agg_free(&a);
 	test_work();
+	test_irq_thread();
 	printf("1..%d\n", tap_n);
 	return tap_done();
 }
