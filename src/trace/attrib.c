@@ -25,6 +25,7 @@
 #define ATTRIB_DEPTH 8 /* IRQ nesting: task < softirq < vector/irq < irq */
 #define ATTRIB_FNS 4   /* functions (work, timer callbacks) counted per contributor */
 #define ATTRIB_IRQW 8  /* wakings of threaded IRQ handlers kept while sweeping */
+#define ATTRIB_RQ 32   /* tasks of the run queue followed while sweeping */
 #define NONE UINT64_MAX
 
 static bool mine(const struct attrib_input *in, const struct trace_ev *e);
@@ -82,6 +83,15 @@ struct sweep {
 	} irqw[ATTRIB_IRQW];
 	unsigned nirqw;
 	const struct trace_ev *prev; /* the event before the one being stepped */
+	/* the run queue as the events show it (attrib_result.runq): the
+	 * first ATTRIB_RQ tasks seen, the rest counted in rq_more */
+	struct rq_task {
+		int32_t pid, prio;
+		const char *comm;
+		bool running;
+	} rq[ATTRIB_RQ];
+	unsigned nrq;
+	bool rq_more, rq_taken;
 	/* a work item or callback run in task context (a kworker's), by task
 	 * fn_pid: it goes on when that task is switched back in */
 	struct running task_fn;
@@ -368,6 +378,70 @@ static enum attrib_kind exit_kind(unsigned type)
 	return type == TEV_IRQ_EXIT ? AK_IRQ : type == TEV_SOFTIRQ_EXIT ? AK_SOFTIRQ : AK_VECTOR;
 }
 
+/* pid is on the run queue (running: on the CPU), or leaves it (!add). */
+static void rq_note(struct sweep *s, int32_t pid, int32_t prio, const char *comm, bool add,
+		    bool running)
+{
+	unsigned i;
+
+	if (pid <= 0) /* the idle task is no task of the queue */
+		return;
+	for (i = 0; i < s->nrq && s->rq[i].pid != pid; i++)
+		;
+	if (!add) {
+		if (i < s->nrq)
+			s->rq[i] = s->rq[--s->nrq];
+		return;
+	}
+	if (running) /* one task on the CPU: the one before is not any more */
+		for (unsigned k = 0; k < s->nrq; k++)
+			s->rq[k].running = false;
+	if (i == s->nrq) {
+		if (s->nrq == ATTRIB_RQ) {
+			s->rq_more = true;
+			return;
+		}
+		s->nrq++;
+	}
+	s->rq[i] = (struct rq_task){ pid, prio, comm ? comm : "", running };
+}
+
+/* The run queue of the events so far, into out (attrib_result.runq). */
+static void rq_take(struct sweep *s, struct attrib_result *out)
+{
+	unsigned ord[ATTRIB_RQ], n = 0;
+
+	s->rq_taken = true;
+	for (unsigned i = 0; i < s->nrq; i++) {
+		const struct rq_task *t = &s->rq[i];
+		unsigned k = n++;
+
+		/* running first, then the kernel's prio (lower runs first), pid */
+		while (k > 0) {
+			const struct rq_task *u = &s->rq[ord[k - 1]];
+			if (u->running > t->running ||
+			    (u->running == t->running &&
+			     (u->prio < t->prio || (u->prio == t->prio && u->pid < t->pid))))
+				break;
+			ord[k] = ord[k - 1];
+			k--;
+		}
+		ord[k] = i;
+	}
+	out->nrunq = 0;
+	out->runq_more = s->rq_more || n > ATTRIB_MAX_RUNQ;
+	for (unsigned i = 0; i < n && i < ATTRIB_MAX_RUNQ; i++) {
+		const struct rq_task *t = &s->rq[ord[i]];
+		struct attrib_task *o = &out->runq[out->nrunq++];
+
+		memset(o, 0, sizeof(*o));
+		o->pid = t->pid;
+		o->running = t->running;
+		task_policy(t->prio, &o->policy, &o->rt_priority);
+		snprintf(o->name, sizeof(o->name), "%s", t->comm);
+	}
+}
+
 /* A threaded IRQ handler woken: by what this CPU ran then, the hard IRQ
  * that just ended, else the innermost frame or the task.  A waking by its
  * own hard IRQ is kept over later ones by anything else: on PREEMPT_RT the
@@ -468,6 +542,11 @@ static void step(struct sweep *s, const struct trace_ev *e, uint64_t *t)
 	*t = e->ts;
 	switch (e->type) {
 	case TEV_SWITCH:
+		/* The prev stays runnable when it was preempted (prev_state
+		 * TASK_RUNNING, maybe with TASK_REPORT_MAX: "R+"), else it
+		 * sleeps; the next runs. */
+		rq_note(s, e->pid2, e->prio2, e->name2, (e->arg & 0xff) == 0, false);
+		rq_note(s, e->pid, e->prio, e->name, true, true);
 		/* A switch runs in task context: any frame still open lost its
 		 * exit. */
 		s->depth = 0;
@@ -497,8 +576,12 @@ static void step(struct sweep *s, const struct trace_ev *e, uint64_t *t)
 		}
 		break;
 	case TEV_WAKING:
-		if (!strncmp(e->name, "irq/", 4))
+	case TEV_WAKEUP:
+		if (e->type == TEV_WAKING && !strncmp(e->name, "irq/", 4))
 			note_irq_waking(s, e);
+		/* woken onto this CPU: runnable here (arg: the target CPU) */
+		if (e->arg == (uint32_t)s->in->cpu)
+			rq_note(s, e->pid, e->prio, e->name, true, false);
 		break;
 	case TEV_WORK_START:
 	case TEV_TIMER_ENTRY: {
@@ -1055,6 +1138,7 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 		s.pid = first_sw->pid2;
 		s.prio = first_sw->prio2;
 		s.comm = first_sw->name2;
+		rq_note(&s, s.pid, s.prio, s.comm, true, true);
 	}
 	for (i = 0; i < in->nev; i++) {
 		const struct trace_ev *e = &in->ev[i];
@@ -1068,6 +1152,9 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 			t = e->ts < in->deadline_ns ? e->ts : in->deadline_ns;
 		if (s.virt_ns != NONE && e->ts > s.virt_ns)
 			virt_switch(&s, &t);
+		/* the run queue as it was at the deadline */
+		if (!s.rq_taken && e->ts > in->deadline_ns)
+			rq_take(&s, out);
 		step(&s, e, &t);
 		s.prev = e;
 		if (e->type == TEV_SWITCH)
@@ -1081,6 +1168,8 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 	}
 	if (s.virt_ns != NONE)
 		virt_switch(&s, &t);
+	if (!s.rq_taken)
+		rq_take(&s, out);
 	credit(&s, t, in->wake_ns);
 
 	/* Largest first; ties in the order found.  An index sort, so that

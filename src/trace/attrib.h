@@ -140,6 +140,15 @@ struct attrib_input {
  * can delay) is a silent gap: IRQs off, an SMI or the hypervisor. */
 #define ATTRIB_SILENT_NS 20000ull
 
+/* A task on the CPU's run queue, as the window's events show it. */
+#define ATTRIB_MAX_RUNQ 8
+struct attrib_task {
+	int32_t pid;
+	int policy, rt_priority; /* as attrib_contrib's */
+	bool running;		 /* on the CPU (else runnable, waiting) */
+	char name[TEV_NAME_LEN];
+};
+
 struct attrib_result {
 	enum attrib_status status;
 	/* The split, each UINT64_MAX when its anchor is missing:
@@ -172,6 +181,18 @@ struct attrib_result {
 	struct attrib_seg seg[ATTRIB_MAX_SEG];
 	unsigned nseg;
 	bool seg_more;
+	/* What the CPU was running at the deadline, and what else was
+	 * runnable then (rtla's --dump-tasks, for every spike): the task on the
+	 * CPU first, then by priority.  Only what the window's events show: a
+	 * task switched in, switched out runnable (preempted) or woken onto
+	 * this CPU since the window opened (2 ms before), and not switched out
+	 * asleep since; a task runnable longer than that without an event, or
+	 * woken from another CPU (its waking is traced there), is not known.
+	 * runq_more: more than ATTRIB_MAX_RUNQ (the lowest priorities left
+	 * out). */
+	struct attrib_task runq[ATTRIB_MAX_RUNQ];
+	unsigned nrunq;
+	bool runq_more;
 };
 
 /* 0 (out->status says whether it could be attributed) or -EINVAL for an

@@ -188,6 +188,26 @@ static json_t *contributor_json(const struct attrib_contrib *c)
 	return o;
 }
 
+/* The run queue at the deadline: [{pid, name, policy, priority, running}]. */
+static json_t *runq_json(const struct attrib_result *r)
+{
+	json_t *v = json_array();
+	int bad = !v;
+
+	for (unsigned i = 0; !bad && i < r->nrunq; i++) {
+		const struct attrib_task *k = &r->runq[i];
+		bad |= util_json_push(v, json_pack("{s:i, s:o, s:s, s:i, s:b}", "pid", (int)k->pid,
+						   "name", util_json_string(k->name), "policy",
+						   policy_name(k->policy), "priority",
+						   k->rt_priority, "running", k->running));
+	}
+	if (bad) {
+		json_decref(v);
+		return NULL;
+	}
+	return v;
+}
+
 static json_t *top_json(const struct attrib_agg_top *t)
 {
 	json_t *contrib = json_array(), *tl = json_array();
@@ -215,6 +235,8 @@ static json_t *top_json(const struct attrib_agg_top *t)
 		bad |= util_json_set(o, "steal_span_ns", ns_or_null(t->res.steal_span_ns));
 		bad |= util_json_set(
 		    o, "irq_at", *t->res.irq_at ? util_json_string(t->res.irq_at) : json_null());
+		bad |= util_json_set(o, "runnable", runq_json(&t->res));
+		bad |= util_json_set(o, "runnable_truncated", json_boolean(t->res.runq_more));
 	}
 	json_decref(contrib);
 	json_decref(tl);

@@ -270,7 +270,8 @@ ok $? "an idle CPU's wake-ups: attributed, the idle task only as an idle exit, i
 # contributor spent at least half its time in.  Which functions ran here is
 # the host's (the lab asserts them: tests/lab/lab_attrib_fn.sh).  A task
 # whose comm is irq/N-... (a threaded IRQ handler) carries irq_thread with
-# that N, and no other contributor does.
+# that N, and no other contributor does.  Each worst spike lists the run
+# queue at its deadline: at most one task on the CPU, that one first.
 "$PYTHON3" - "$T/events" spike.json stk.json net.json idle.json >fn.check <<'EOF'
 import json, os, re, sys
 ev = sys.argv[1]
@@ -300,6 +301,10 @@ for f in sys.argv[2:]:
                         not 0 < fn["ns"] <= c["ns"] or fn["ns"] + fn["other_ns"] > c["ns"] or \
                         c["kind"] not in ("task", "softirq", "silent"):
                     bad.append("%s: %s" % (f, c))
+            q = t.get("runnable")
+            if q is None or sum(k["running"] for k in q) > 1 or \
+                    any(k["pid"] < 1 for k in q) or (any(k["running"] for k in q) and not q[0]["running"]):
+                bad.append("%s: runnable %s" % (f, q))
             k, _, name = t["cause"].partition(":")
             if k in ("work", "timer"):
                 c = t["contributors"][0]
@@ -315,7 +320,7 @@ for f in sys.argv[2:]:
 print("bad %s; named %d: %s; events %s" % (bad[:3], len(named), sorted(set(named))[:4], want))
 sys.exit(1 if bad else 0)
 EOF
-ok $? "work functions and timer callbacks: recorded where the kernel has the events, named well formed within their contributor's time; threaded IRQ handlers by their IRQ ($(cat fn.check))"
+ok $? "work functions and timer callbacks: recorded where the kernel has the events, named well formed within their contributor's time; threaded IRQ handlers by their IRQ; a well-formed run queue at each worst spike's deadline ($(cat fn.check))"
 
 # --- SIGINT and SIGKILL: no leftovers -------------------------------------
 "$RTSOAK" run --trace --probes timer --cpus 1 --duration 60s -q -o int.json 2>int.err &

@@ -7,11 +7,13 @@
 #     holds preemption off 200 us: the cause is work:rtsoak_irqoff_work, the
 #     spikes' first contributor the kworker with its pid, its function named
 #     with its time inside the latency (at most the hold, the worst within
-#     5 % of it);
+#     10 % below it);
 #   - timer mode: the timer_list callback rtsoak_irqoff_timer_fn holds
 #     preemption off 200 us in the TIMER softirq (ktimers/0's on this
 #     PREEMPT_RT kernel): timer:rtsoak_irqoff_timer_fn, the first contributor
 #     softirq TIMER with that callback;
+#   - in both, the task on the CPU at the deadline (top[].runnable, rtla's
+#     --dump-tasks): the kworker, ktimers/0;
 #   - threaded IRQs: disk and 9p reads on CPU 0 with the probe at FIFO 40,
 #     below the IRQ threads (FIFO 50): every IRQ thread among the worst
 #     spikes' contributors carries its IRQ (the number in its comm), the
@@ -57,12 +59,21 @@ for t in s["top"]:
             ("ran %s " if mode == "work" else "timer callback %s ") % fn not in t["verdict"]:
         bad.append("top spike at %d: %s, %s, %s" % (t["t_ns"], t["cause"], c, t["verdict"]))
         continue
+    # what the CPU ran at the deadline (rtla's --dump-tasks): the kworker
+    # in its work, ktimers/0 (FIFO 1) in the softirq, first and alone on it
+    q = t.get("runnable") or [{}]
+    want = (c["pid"], c["name"]) if mode == "work" else (None, "ktimers/0")
+    if not q[0].get("running") or q[0].get("name") != want[1] or \
+            (want[0] and q[0].get("pid") != want[0]) or sum(k["running"] for k in q) != 1:
+        bad.append("top spike at %d: runnable %s" % (t["t_ns"], q))
     held.append(f["ns"])
 # inside the latency the function held at most the hold (plus the hold's
 # own exit: a clock read and preempt_enable); the worst spike's deadline fell
-# at the hold's start, so nearly all of it
-if held and not (0.95 * hold <= max(held) <= hold + 2000):
-    bad.append("the worst %s held %d ns, not within 5 %% of %d" % (fn, max(held), hold))
+# near the hold's start, so nearly all of it: 191.2-198.8 us in five runs of
+# this test (the holds' phase walks unevenly, the timer's by jiffies), so
+# 10 % below the hold
+if held and not (0.90 * hold <= max(held) <= hold + 2000):
+    bad.append("the worst %s held %d ns, not within 10 %% below %d" % (fn, max(held), hold))
 print("# %s: %d of %d spikes %s; held %s ns; verdict %s; causes %s" % (
     mode, named, n, key, sorted(held)[-3:], s["top"][0]["verdict"] if s["top"] else None,
     [(c["cause"], c["spikes"]) for c in s["causes"]]))
@@ -84,7 +95,7 @@ for mode in work timer; do
 	validate $mode.json
 	ok $? "$mode hold: the report is schema-valid ($(($(lab_holds) - h0)) holds)"
 	check $mode.json $mode
-	ok $? "$mode hold: >= 95 % of the spikes are its function, the worst held within 5 % of ${HOLD} us"
+	ok $? "$mode hold: >= 95 % of the spikes are its function, the worst held within 10 % of ${HOLD} us, its task on the CPU at the deadline"
 	"$RTSOAK" report $mode.json >$mode.txt
 	fn=rtsoak_irqoff_work
 	[ $mode = timer ] && fn=rtsoak_irqoff_timer_fn

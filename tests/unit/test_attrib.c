@@ -1113,6 +1113,9 @@ static void test_work(void)
 		return;
 	check("work-kworker", &f->in, &w);
 	check_total("work-kworker", &f->in, 2000);
+	ok(attrib_analyse(&f->in, &r) == 0 && r.nrunq == 1 && r.runq[0].pid == 57 &&
+	       r.runq[0].running && r.runq[0].policy == 0,
+	   "work-kworker: at the deadline the kworker ran, nothing else was runnable");
 	ok(attrib_analyse(&f->in, &r) == 0 && r.n == 2 &&
 	       fn_is(&r.c[0], ATTRIB_FN_WORK, "rtsoak_irqoff_work", 98400, 0) &&
 	       r.c[1].fn_kind == ATTRIB_FN_NONE && !r.c[1].fn[0],
@@ -1221,6 +1224,16 @@ static void test_irq_thread(void)
 	       !r.c[1].threaded,
 	   "irq-thread: IRQ 27, virtio0-requests, woken by IRQ 27 at -100 ns; the vector is no "
 	   "thread");
+	/* At D: the thread on the CPU (switched in at 2999999950), cat
+	 * preempted (prev_state 0) and waiting; the probe not woken yet. */
+	ok(r.nrunq == 2 && !r.runq_more && r.runq[0].pid == 111 && r.runq[0].running &&
+	       r.runq[0].policy == 1 && r.runq[0].rt_priority == 50 &&
+	       !strcmp(r.runq[0].name, "irq/27-virtio0-") && r.runq[1].pid == 300 &&
+	       !r.runq[1].running && r.runq[1].policy == 0 && r.runq[1].rt_priority == 0 &&
+	       !strcmp(r.runq[1].name, "cat"),
+	   "irq-thread: at the deadline irq/27-virtio0- (FIFO 50) ran, cat (OTHER) waited (%u "
+	   "tasks)",
+	   r.nrunq);
 	/* Without the hard IRQ's events (it came on another CPU): the IRQ
 	 * from the comm, no name, woken in cat's context, its task. */
 	memmove(&f->ev[1], &f->ev[3], (f->nev - 3) * sizeof(f->ev[0]));
@@ -1276,6 +1289,16 @@ static void test_irq_thread(void)
 	w.c[1] = (struct want_contrib){ AK_TASK, "cat", 300, 1, 50, 0, 1100 };
 	w.c[2] = (struct want_contrib){ AK_VECTOR, "local_timer", -1, 0, 0, 236, 800 };
 	check("irq-thread woken again by a lock's release", &f->in, &w);
+	/* The deadline moved to 3000002500, while the thread slept on the
+	 * lock (switched out with prev_state 2 at 3000002000): cat ran, the
+	 * probe (woken at 3000000700) waited, the thread was off the queue. */
+	f->in.deadline_ns = 3000002500;
+	ok(attrib_analyse(&f->in, &r) == 0 && r.nrunq == 2 && r.runq[0].pid == 300 &&
+	       r.runq[0].running && r.runq[0].policy == 1 && r.runq[0].rt_priority == 50 &&
+	       r.runq[1].pid == 500 && !r.runq[1].running && r.runq[1].rt_priority == 40,
+	   "irq-thread asleep on the lock at the deadline: cat (boosted to FIFO 50) on the CPU, "
+	   "the probe (FIFO 40) waiting (%u tasks)",
+	   r.nrunq);
 	free(f);
 }
 
