@@ -167,8 +167,11 @@ static int hold_thread(void *arg)
 			tasklet_hi_schedule(this_cpu_ptr(&hold_tasklet));
 		else if (READ_ONCE(mode) == MODE_WORK && !READ_ONCE(stopping))
 			queue_work_on(me, system_wq, per_cpu_ptr(&hold_work, me));
-		else if (READ_ONCE(mode) == MODE_TIMER && !READ_ONCE(stopping))
-			/* pinned to this CPU (the thread is bound to it) */
+		else if (READ_ONCE(mode) == MODE_TIMER && !READ_ONCE(stopping) &&
+			 !timer_pending(per_cpu_ptr(&hold_timer, me)))
+			/* pinned to this CPU (the thread is bound to it); not
+			 * re-armed while pending, which with a period under a
+			 * jiffy would push it back for ever */
 			mod_timer(per_cpu_ptr(&hold_timer, me), jiffies + 1);
 		else if (READ_ONCE(mode) != MODE_WORK && READ_ONCE(mode) != MODE_TIMER)
 			rtsoak_irqoff_hold((u64)READ_ONCE(hold_us) * NSEC_PER_USEC,
