@@ -1357,6 +1357,81 @@ static int read_contributors(struct rd *rd, json_t *t, const char *where)
 				return fail(rd, path,
 					    v ? "is not an integer or null" : "is missing");
 		}
+		/* function (reports since it existed): what it ran, or null */
+		v = json_object_get(c, "function");
+		snprintf(path, sizeof(path), "%s.function", w);
+		if (v && !json_is_null(v) &&
+		    (!json_is_object(v) ||
+		     (rc = get_text(rd, v, "name", path, REPORT_NAME_MAX, false, &s)) ||
+		     (rc = get_text(rd, v, "kind", path, REPORT_NAME_MAX, false, &s)) ||
+		     (rc = get_u64(rd, v, "ns", path, false, &u, NULL)) ||
+		     (rc = get_u64(rd, v, "other_ns", path, false, &u, NULL))))
+			return rc ? rc : fail(rd, path, "is not an object or null");
+		/* irq_thread (reports since it existed): a threaded handler, or null */
+		v = json_object_get(c, "irq_thread");
+		snprintf(path, sizeof(path), "%s.irq_thread", w);
+		if (v && !json_is_null(v)) {
+			json_t *by = json_object_get(v, "woken_by");
+			char bp[300];
+
+			snprintf(bp, sizeof(bp), "%s.woken_by", path);
+			if (!json_is_object(v))
+				return fail(rd, path, "is not an object or null");
+			if ((rc = get_u64(rd, v, "irq", path, false, &u, NULL)) ||
+			    (rc = get_text(rd, v, "name", path, REPORT_NAME_MAX, true, &s)))
+				return rc;
+			if (!by)
+				return fail(rd, bp, "is missing");
+			if (!json_is_null(by) &&
+			    (!json_is_object(by) ||
+			     (rc = get_text(rd, by, "kind", bp, REPORT_NAME_MAX, false, &s)) ||
+			     (rc = get_text(rd, by, "name", bp, REPORT_NAME_MAX, false, &s)) ||
+			     (rc = get_u64_or_null(rd, by, "id", bp)) ||
+			     !json_is_integer(json_object_get(by, "offset_ns")) ||
+			     !(json_is_integer(json_object_get(by, "pid")) ||
+			       json_is_null(json_object_get(by, "pid")))))
+				return rc ? rc
+					  : fail(rd, bp,
+						 "is not an object with kind, name, id, pid and "
+						 "offset_ns");
+		}
+	}
+	return 0;
+}
+
+/* top[].runnable (reports since it existed): the run queue at the
+ * deadline, each task with its pid, name, policy, priority and whether it
+ * was on the CPU. */
+static int read_runnable(struct rd *rd, json_t *t, const char *where)
+{
+	json_t *rq, *k, *v;
+	char w[240], path[280];
+	const char *s;
+	size_t i;
+	int rc;
+
+	if (!json_object_get(t, "runnable"))
+		return 0;
+	if ((rc = get_array(rd, t, "runnable", where, ATTRIB_CONTRIB_MAX,
+			    "holds more than the limit of 64 tasks", &rq)))
+		return rc;
+	json_array_foreach (rq, i, k) {
+		snprintf(w, sizeof(w), "%s.runnable[%zu]", where, i);
+		if (!json_is_object(k))
+			return fail(rd, w, "is not an object");
+		if ((rc = get_text(rd, k, "name", w, REPORT_NAME_MAX, false, &s)) ||
+		    (rc = get_text(rd, k, "policy", w, REPORT_NAME_MAX, false, &s)))
+			return rc;
+		static const char *const ints[] = { "pid", "priority" };
+		for (unsigned n = 0; n < 2; n++) {
+			v = json_object_get(k, ints[n]);
+			snprintf(path, sizeof(path), "%s.%s", w, ints[n]);
+			if (!json_is_integer(v))
+				return fail(rd, path, v ? "is not an integer" : "is missing");
+		}
+		snprintf(path, sizeof(path), "%s.running", w);
+		if (!json_is_boolean(json_object_get(k, "running")))
+			return fail(rd, path, "is not a boolean");
 	}
 	return 0;
 }
@@ -1427,6 +1502,7 @@ static int read_attrib_top(struct rd *rd, json_t *s, const char *where)
 		    (rc = get_text(rd, t, "cause", w, ATTRIB_TEXT_MAX, true, &str)) ||
 		    (rc = get_text(rd, t, "verdict", w, ATTRIB_TEXT_MAX, false, &str)) ||
 		    (rc = read_contributors(rd, t, w)) || (rc = read_timeline(rd, t, w)) ||
+		    (rc = read_runnable(rd, t, w)) ||
 		    (json_object_get(t, "steal_ns") &&
 		     ((rc = get_u64_or_null(rd, t, "steal_ns", w)) ||
 		      (rc = get_u64_or_null(rd, t, "steal_span_ns", w)))) ||

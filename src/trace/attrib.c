@@ -23,15 +23,34 @@
 
 #define ATTRIB_ACC 64  /* distinct contributors kept while sweeping */
 #define ATTRIB_DEPTH 8 /* IRQ nesting: task < softirq < vector/irq < irq */
+#define ATTRIB_FNS 4   /* functions (work, timer callbacks) counted per contributor */
+#define ATTRIB_IRQW 8  /* wakings of threaded IRQ handlers kept while sweeping */
+#define ATTRIB_RQ 32   /* tasks of the run queue followed while sweeping */
 #define NONE UINT64_MAX
 
 static bool mine(const struct attrib_input *in, const struct trace_ev *e);
 static bool is_exit(unsigned type);
 
+/* A work item or timer callback running (its start seen, not its end):
+ * fn NULL when none. */
+struct running {
+	const char *fn;
+	enum attrib_fn_kind kind;
+	uint32_t arg; /* its work_struct's / timer_list's address, low 32 bits */
+};
+
 struct frame {
 	enum attrib_kind kind;
 	uint32_t id;
 	const char *name;
+	struct running fn; /* a timer callback inside the TIMER softirq */
+};
+
+/* A contributor's time per function, while sweeping. */
+struct fn_acc {
+	const char *fn;
+	enum attrib_fn_kind kind;
+	uint64_t ns;
 };
 
 struct sweep {
@@ -40,6 +59,10 @@ struct sweep {
 	uint64_t irq_start; /* the probe's timer IRQ began (NONE: unknown) */
 	struct attrib_contrib acc[ATTRIB_ACC];
 	unsigned nacc;
+	/* each acc's time per function: the first ATTRIB_FNS distinct ones,
+	 * the time of any later one in fn_other */
+	struct fn_acc fns[ATTRIB_ACC][ATTRIB_FNS];
+	uint64_t fn_other[ATTRIB_ACC];
 	/* the timeline, contrib = index into acc until the end */
 	struct attrib_seg seg[ATTRIB_MAX_SEG];
 	unsigned nseg;
@@ -50,6 +73,29 @@ struct sweep {
 	bool known;
 	int32_t pid, prio;
 	const char *comm;
+	/* the last wakings of threaded IRQ handlers (comm "irq/..."), with
+	 * what this CPU ran then: ATTRIB_IRQW of them, the oldest replaced */
+	struct irq_waking {
+		int32_t pid;
+		uint64_t ts;
+		bool own; /* by its own hard IRQ */
+		struct attrib_waker by;
+	} irqw[ATTRIB_IRQW];
+	unsigned nirqw;
+	const struct trace_ev *prev; /* the event before the one being stepped */
+	/* the run queue as the events show it (attrib_result.runq): the
+	 * first ATTRIB_RQ tasks seen, the rest counted in rq_more */
+	struct rq_task {
+		int32_t pid, prio;
+		const char *comm;
+		bool running;
+	} rq[ATTRIB_RQ];
+	unsigned nrq;
+	bool rq_more, rq_taken;
+	/* a work item or callback run in task context (a kworker's), by task
+	 * fn_pid: it goes on when that task is switched back in */
+	struct running task_fn;
+	int32_t fn_pid;
 	/* power:cpu_idle: the state the CPU is in or last left, when an
 	 * entry named it (idle_named) */
 	bool idle_named;
@@ -169,9 +215,30 @@ static void seg_note(struct sweep *s, int i, uint64_t a, uint64_t b)
 	s->seg[s->nseg++] = (struct attrib_seg){ off, ns, (int8_t)i };
 }
 
-/* b - a ns of [a, b) to a contributor: found or new, and on the timeline. */
+/* ns of acc[i]'s time went to the function fn runs (none: nothing). */
+static void fn_note(struct sweep *s, unsigned i, const struct running *fn, uint64_t ns)
+{
+	struct fn_acc *f = s->fns[i];
+
+	if (!fn || !fn->fn)
+		return;
+	for (unsigned k = 0; k < ATTRIB_FNS; k++) {
+		if (!f[k].fn) {
+			f[k] = (struct fn_acc){ fn->fn, fn->kind, ns };
+			return;
+		}
+		if (f[k].kind == fn->kind && !strcmp(f[k].fn, fn->fn)) {
+			f[k].ns += ns;
+			return;
+		}
+	}
+	s->fn_other[i] += ns;
+}
+
+/* b - a ns of [a, b) to a contributor: found or new, and on the timeline;
+ * fn: the work item or timer callback it was running then, if known. */
 static void add(struct sweep *s, enum attrib_kind kind, uint32_t id, int32_t pid, const char *name,
-		uint64_t a, uint64_t b)
+		const struct running *fn, uint64_t a, uint64_t b)
 {
 	struct attrib_contrib *c;
 	unsigned i;
@@ -183,6 +250,7 @@ static void add(struct sweep *s, enum attrib_kind kind, uint32_t id, int32_t pid
 		if (kind == AK_SILENT || (kind == AK_TASK && c->pid == pid) ||
 		    (kind != AK_TASK && c->id == id && !strcmp(c->name, name))) {
 			c->ns += b - a;
+			fn_note(s, i, fn, b - a);
 			seg_note(s, (int)i, a, b);
 			return;
 		}
@@ -200,6 +268,7 @@ static void add(struct sweep *s, enum attrib_kind kind, uint32_t id, int32_t pid
 	c->id = id;
 	c->pid = pid;
 	c->ns = b - a;
+	fn_note(s, s->nacc - 1, fn, b - a);
 	snprintf(c->name, sizeof(c->name), "%s", name ? name : "");
 	if (kind == AK_TASK)
 		task_policy(s->prio, &c->policy, &c->rt_priority);
@@ -219,9 +288,12 @@ static void credit(struct sweep *s, uint64_t a, uint64_t b)
 		return;
 	if (s->depth) {
 		f = &s->stack[s->depth - 1];
-		add(s, f->kind, f->id, -1, f->name, a, b);
+		add(s, f->kind, f->id, -1, f->name, &f->fn, a, b);
 		return;
 	}
+	/* what the task on the CPU was running, if it is the one that began it */
+	const struct running *fn =
+	    s->known && s->task_fn.fn && s->pid == s->fn_pid ? &s->task_fn : NULL;
 	/* The idle task outside IRQs is never a task that delays the probe:
 	 * in an idle state, or on its way out of one (after cpu_idle's exit,
 	 * before it switches to the probe), the time is the exit from idle;
@@ -229,8 +301,8 @@ static void credit(struct sweep *s, uint64_t a, uint64_t b)
 	 * else unnamed (where the window has no power:cpu_idle event at all:
 	 * this VM emits none most of the time). */
 	if (s->known && s->pid == 0) {
-		add(s, AK_IDLE_EXIT, s->idle_named ? s->idle_state : TEV_IDLE_EXIT, -1, "idle", a,
-		    b);
+		add(s, AK_IDLE_EXIT, s->idle_named ? s->idle_state : TEV_IDLE_EXIT, -1, "idle",
+		    NULL, a, b);
 		return;
 	}
 	/* No event for a long stretch where something should have shown: the
@@ -240,14 +312,14 @@ static void credit(struct sweep *s, uint64_t a, uint64_t b)
 	if (b - a > ATTRIB_SILENT_NS && (!s->known || s->pid == s->in->probe_tid ||
 					 (s->irq_start != NONE && b <= s->irq_start))) {
 		add(s, AK_SILENT, 0, s->known && s->pid != s->in->probe_tid ? s->pid : -1,
-		    s->known && s->pid != s->in->probe_tid ? s->comm : "", a, b);
+		    s->known && s->pid != s->in->probe_tid ? s->comm : "", fn, a, b);
 		return;
 	}
 	if (s->known && s->pid != s->in->probe_tid) {
 		if (s->no_wake && s->probe_prio >= 0 && s->prio > s->probe_prio)
-			add(s, AK_TRANSIT, 0, -1, "transit", a, b);
+			add(s, AK_TRANSIT, 0, -1, "transit", NULL, a, b);
 		else
-			add(s, AK_TASK, 0, s->pid, s->comm, a, b);
+			add(s, AK_TASK, 0, s->pid, s->comm, fn, a, b);
 	}
 }
 
@@ -259,7 +331,7 @@ static void push(struct sweep *s, enum attrib_kind kind, uint32_t id, const char
 		memmove(s->stack, s->stack + 1, sizeof(s->stack[0]) * (ATTRIB_DEPTH - 1));
 		s->depth--;
 	}
-	s->stack[s->depth++] = (struct frame){ kind, id, name };
+	s->stack[s->depth++] = (struct frame){ kind, id, name, { NULL, ATTRIB_FN_NONE, 0 } };
 }
 
 /* An exit: close its frame (and any above it whose exits were missed).
@@ -278,7 +350,7 @@ static void pop(struct sweep *s, enum attrib_kind kind, uint32_t id, const char 
 		unsigned depth = s->depth;
 
 		memcpy(save, s->stack, sizeof(save));
-		s->stack[0] = (struct frame){ kind, id, name };
+		s->stack[0] = (struct frame){ kind, id, name, { NULL, ATTRIB_FN_NONE, 0 } };
 		s->depth = 1;
 		credit(s, since, ts);
 		memcpy(s->stack, save, sizeof(save));
@@ -306,12 +378,152 @@ static enum attrib_kind exit_kind(unsigned type)
 	return type == TEV_IRQ_EXIT ? AK_IRQ : type == TEV_SOFTIRQ_EXIT ? AK_SOFTIRQ : AK_VECTOR;
 }
 
+/* pid is on the run queue (running: on the CPU), or leaves it (!add). */
+static void rq_note(struct sweep *s, int32_t pid, int32_t prio, const char *comm, bool add,
+		    bool running)
+{
+	unsigned i;
+
+	if (pid <= 0) /* the idle task is no task of the queue */
+		return;
+	for (i = 0; i < s->nrq && s->rq[i].pid != pid; i++)
+		;
+	if (!add) {
+		if (i < s->nrq)
+			s->rq[i] = s->rq[--s->nrq];
+		return;
+	}
+	if (running) /* one task on the CPU: the one before is not any more */
+		for (unsigned k = 0; k < s->nrq; k++)
+			s->rq[k].running = false;
+	if (i == s->nrq) {
+		if (s->nrq == ATTRIB_RQ) {
+			s->rq_more = true;
+			return;
+		}
+		s->nrq++;
+	}
+	s->rq[i] = (struct rq_task){ pid, prio, comm ? comm : "", running };
+}
+
+/* The run queue of the events so far, into out (attrib_result.runq). */
+static void rq_take(struct sweep *s, struct attrib_result *out)
+{
+	unsigned ord[ATTRIB_RQ], n = 0;
+
+	s->rq_taken = true;
+	for (unsigned i = 0; i < s->nrq; i++) {
+		const struct rq_task *t = &s->rq[i];
+		unsigned k = n++;
+
+		/* running first, then the kernel's prio (lower runs first), pid */
+		while (k > 0) {
+			const struct rq_task *u = &s->rq[ord[k - 1]];
+			if (u->running > t->running ||
+			    (u->running == t->running &&
+			     (u->prio < t->prio || (u->prio == t->prio && u->pid < t->pid))))
+				break;
+			ord[k] = ord[k - 1];
+			k--;
+		}
+		ord[k] = i;
+	}
+	out->nrunq = 0;
+	out->runq_more = s->rq_more || n > ATTRIB_MAX_RUNQ;
+	for (unsigned i = 0; i < n && i < ATTRIB_MAX_RUNQ; i++) {
+		const struct rq_task *t = &s->rq[ord[i]];
+		struct attrib_task *o = &out->runq[out->nrunq++];
+
+		memset(o, 0, sizeof(*o));
+		o->pid = t->pid;
+		o->running = t->running;
+		task_policy(t->prio, &o->policy, &o->rt_priority);
+		snprintf(o->name, sizeof(o->name), "%s", t->comm);
+	}
+}
+
+/* A threaded IRQ handler woken: by what this CPU ran then, the hard IRQ
+ * that just ended, else the innermost frame or the task.  A waking by its
+ * own hard IRQ is kept over later ones by anything else: on PREEMPT_RT the
+ * thread also sleeps on the locks it takes (rtmutexes), and the task that
+ * releases one wakes it again; the IRQ that made it run is the answer. */
+static void note_irq_waking(struct sweep *s, const struct trace_ev *e)
+{
+	struct irq_waking *w = NULL;
+	unsigned i, irq = 0;
+	int n = 0;
+	bool own = s->prev && s->prev->type == TEV_IRQ_EXIT &&
+		   sscanf(e->name, "irq/%u-%n", &irq, &n) == 1 && n && s->prev->arg == irq;
+
+	for (i = 0; i < s->nirqw && !w; i++)
+		if (s->irqw[i].pid == e->pid)
+			w = &s->irqw[i];
+	if (w && !own && w->own)
+		return;
+	if (!w && s->nirqw < ATTRIB_IRQW)
+		w = &s->irqw[s->nirqw++];
+	if (!w) { /* full: the oldest waking goes */
+		w = &s->irqw[0];
+		for (i = 1; i < ATTRIB_IRQW; i++)
+			if (s->irqw[i].ts < w->ts)
+				w = &s->irqw[i];
+	}
+	memset(w, 0, sizeof(*w));
+	w->pid = e->pid;
+	w->ts = e->ts;
+	w->own = own;
+	/* The kernel wakes the thread after the hard handler's
+	 * irq_handler_exit (__handle_irq_event_percpu: IRQ_WAKE_THREAD), still
+	 * in the interrupt: an exit just before the waking is the waker. */
+	if (s->prev && s->prev->type == TEV_IRQ_EXIT) {
+		w->by.kind = AK_IRQ;
+		w->by.id = s->prev->arg;
+		w->by.pid = -1;
+		snprintf(w->by.name, sizeof(w->by.name), "%s", s->prev->name);
+	} else if (s->depth) {
+		const struct frame *f = &s->stack[s->depth - 1];
+
+		w->by.kind = f->kind;
+		w->by.id = f->id;
+		w->by.pid = -1;
+		snprintf(w->by.name, sizeof(w->by.name), "%s", f->name ? f->name : "");
+	} else if (s->known) {
+		w->by.kind = AK_TASK;
+		w->by.pid = s->pid;
+		snprintf(w->by.name, sizeof(w->by.name), "%s", s->comm ? s->comm : "");
+	} else {
+		w->by.kind = AK_NKINDS; /* who ran is not known */
+	}
+}
+
+/* A threaded IRQ handler's IRQ and name, and what woke it (attrib.h). */
+static void irq_thread(const struct sweep *s, struct attrib_contrib *c)
+{
+	const struct attrib_input *in = s->in;
+	unsigned irq;
+	int n = 0;
+
+	if (c->kind != AK_TASK || sscanf(c->name, "irq/%u-%n", &irq, &n) != 1 || !n)
+		return;
+	c->threaded = true;
+	c->irq = irq;
+	for (size_t i = 0; i < in->nev; i++)
+		if (mine(in, &in->ev[i]) && in->ev[i].type == TEV_IRQ_ENTRY && in->ev[i].arg == irq)
+			snprintf(c->irq_name, sizeof(c->irq_name), "%s", in->ev[i].name);
+	for (unsigned i = 0; i < s->nirqw; i++)
+		if (s->irqw[i].pid == c->pid && s->irqw[i].by.kind != AK_NKINDS) {
+			c->woke_known = true;
+			c->woke = s->irqw[i].by;
+			c->woke_off_ns = (int64_t)(s->irqw[i].ts - in->deadline_ns);
+		}
+}
+
 static void step(struct sweep *s, const struct trace_ev *e, uint64_t *t)
 {
 	if (e->type == TEV_NMI) {
 		/* nmi_handler fires at the handler's end with its duration. */
 		uint64_t start = e->arg < e->ts - *t ? e->ts - e->arg : *t;
-		struct frame f = { AK_NMI, 0, e->name };
+		struct frame f = { AK_NMI, 0, e->name, { NULL, ATTRIB_FN_NONE, 0 } };
 
 		credit(s, *t, start);
 		push(s, f.kind, f.id, f.name);
@@ -330,6 +542,11 @@ static void step(struct sweep *s, const struct trace_ev *e, uint64_t *t)
 	*t = e->ts;
 	switch (e->type) {
 	case TEV_SWITCH:
+		/* The prev stays runnable when it was preempted (prev_state
+		 * TASK_RUNNING, maybe with TASK_REPORT_MAX: "R+"), else it
+		 * sleeps; the next runs. */
+		rq_note(s, e->pid2, e->prio2, e->name2, (e->arg & 0xff) == 0, false);
+		rq_note(s, e->pid, e->prio, e->name, true, true);
 		/* A switch runs in task context: any frame still open lost its
 		 * exit. */
 		s->depth = 0;
@@ -358,9 +575,64 @@ static void step(struct sweep *s, const struct trace_ev *e, uint64_t *t)
 			s->idle_named = true;
 		}
 		break;
+	case TEV_WAKING:
+	case TEV_WAKEUP:
+		if (e->type == TEV_WAKING && !strncmp(e->name, "irq/", 4))
+			note_irq_waking(s, e);
+		/* woken onto this CPU: runnable here (arg: the target CPU) */
+		if (e->arg == (uint32_t)s->in->cpu)
+			rq_note(s, e->pid, e->prio, e->name, true, false);
+		break;
+	case TEV_WORK_START:
+	case TEV_TIMER_ENTRY: {
+		/* Inside the innermost frame (a callback of the TIMER softirq),
+		 * else the task's (a kworker's work, a callback in a thread
+		 * without softirq events). */
+		struct running r = { e->name,
+				     e->type == TEV_WORK_START ? ATTRIB_FN_WORK : ATTRIB_FN_TIMER,
+				     e->arg };
+		if (s->depth) {
+			s->stack[s->depth - 1].fn = r;
+		} else if (s->known) {
+			s->task_fn = r;
+			s->fn_pid = s->pid;
+		}
+		break;
+	}
+	case TEV_WORK_END:
+	case TEV_TIMER_EXIT: {
+		enum attrib_fn_kind k = e->type == TEV_WORK_END ? ATTRIB_FN_WORK : ATTRIB_FN_TIMER;
+		struct running *r = s->depth ? &s->stack[s->depth - 1].fn : NULL;
+
+		if (r && r->fn && r->kind == k && r->arg == e->arg)
+			r->fn = NULL;
+		else if (s->task_fn.fn && s->task_fn.kind == k && s->task_fn.arg == e->arg)
+			s->task_fn.fn = NULL;
+		break;
+	}
 	default:
 		break;
 	}
+}
+
+/* The function acc[i] spent the most time in (the first of equals), the
+ * time in the others beside it. */
+static void fn_result(const struct sweep *s, unsigned i, struct attrib_contrib *c)
+{
+	const struct fn_acc *f = s->fns[i], *top = NULL;
+	uint64_t all = s->fn_other[i];
+
+	for (unsigned k = 0; k < ATTRIB_FNS && f[k].fn; k++) {
+		all += f[k].ns;
+		if (!top || f[k].ns > top->ns)
+			top = &f[k];
+	}
+	if (!top)
+		return;
+	c->fn_kind = top->kind;
+	snprintf(c->fn, sizeof(c->fn), "%s", top->fn);
+	c->fn_ns = top->ns;
+	c->fn_more = all - top->ns;
 }
 
 /* The untraced switch-in from idle (idle_switch_in), at its time. */
@@ -543,10 +815,59 @@ static void steal_str(const struct attrib_input *in, char *buf, size_t len)
 	}
 }
 
+/* What c ran, for the verdict: "rtsoak_irqoff_work 200 µs", and " of its
+ * 210 µs" when it ran more than that function (d: its whole time). */
+static void fn_str(const struct attrib_contrib *c, const char *d, char *buf, size_t len)
+{
+	char f[32];
+
+	fmt_ns(f, sizeof(f), c->fn_ns);
+	if (c->fn_ns < c->ns)
+		snprintf(buf, len, "%s %s of its %s", c->fn, f, d);
+	else
+		snprintf(buf, len, "%s %s", c->fn, f);
+}
+
+static const char *fn_kind_name(enum attrib_fn_kind k)
+{
+	return k == ATTRIB_FN_WORK ? "work" : k == ATTRIB_FN_TIMER ? "timer" : "";
+}
+
+/* A threaded IRQ handler, after the verdict: "; the threaded handler of
+ * IRQ 36 (virtio1-req.0), woken by its hard IRQ 12 µs before the
+ * deadline". */
+static void irq_thread_str(const struct attrib_contrib *c, char *v, size_t len)
+{
+	size_t l = strlen(v);
+	char when[64], d[32];
+
+	if (!c->threaded)
+		return;
+	snprintf(v + l, len - l, "; the threaded handler of IRQ %u", c->irq);
+	if (c->irq_name[0]) {
+		l = strlen(v);
+		snprintf(v + l, len - l, " (%s)", c->irq_name);
+	}
+	if (!c->woke_known)
+		return;
+	fmt_ns(d, sizeof(d),
+	       c->woke_off_ns < 0 ? (uint64_t)-c->woke_off_ns : (uint64_t)c->woke_off_ns);
+	snprintf(when, sizeof(when), "%s %s the deadline", d,
+		 c->woke_off_ns < 0 ? "before" : "after");
+	l = strlen(v);
+	if (c->woke.kind == AK_IRQ && c->woke.id == c->irq)
+		snprintf(v + l, len - l, ", woken by its hard IRQ %s", when);
+	else if (c->woke.kind == AK_TASK)
+		snprintf(v + l, len - l, ", woken by %s[%d] %s", c->woke.name, c->woke.pid, when);
+	else
+		snprintf(v + l, len - l, ", woken in %s %s %s", attrib_kind_name(c->woke.kind),
+			 c->woke.name, when);
+}
+
 static void describe(const struct attrib_input *in, int32_t probe_prio, struct attrib_result *out)
 {
 	const struct attrib_contrib *c = &out->c[0];
-	char d[32], st[80];
+	char d[32], st[80], fd[96];
 	const char *pol = c->policy == 1 ? "FIFO" : c->policy == 0 ? "OTHER" : "DL";
 
 	if (!out->n) {
@@ -555,6 +876,11 @@ static void describe(const struct attrib_input *in, int32_t probe_prio, struct a
 		return;
 	}
 	fmt_ns(d, sizeof(d), c->ns);
+	/* a kworker's work, a timer callback: "ran vmstat_update 180 µs" */
+	if (c->fn_kind != ATTRIB_FN_NONE)
+		fn_str(c, d, fd, sizeof(fd));
+	else
+		snprintf(fd, sizeof(fd), "%s", d);
 	switch (c->kind) {
 	case AK_TASK:
 		if (c->policy == 1)
@@ -566,23 +892,31 @@ static void describe(const struct attrib_input *in, int32_t probe_prio, struct a
 		 * the probe could not run yet (preemption off, or not woken). */
 		if (c->policy == 1 && probe_prio >= 0 && 99 - c->rt_priority < probe_prio)
 			snprintf(out->verdict, sizeof(out->verdict),
-				 "preempted by %s[%d] (FIFO %d) for %s", c->name, c->pid,
-				 c->rt_priority, d);
+				 "preempted by %s[%d] (FIFO %d) %s %s", c->name, c->pid,
+				 c->rt_priority, c->fn_kind ? "running" : "for", fd);
 		else if (c->policy == 1)
 			snprintf(out->verdict, sizeof(out->verdict),
 				 "%s[%d] (FIFO %d) ran %s before the probe", c->name, c->pid,
-				 c->rt_priority, d);
+				 c->rt_priority, fd);
 		else if (c->policy == 0)
 			snprintf(out->verdict, sizeof(out->verdict),
 				 "%s[%d] (OTHER, nice %d) ran %s before the probe", c->name, c->pid,
-				 c->rt_priority, d);
+				 c->rt_priority, fd);
 		else
 			snprintf(out->verdict, sizeof(out->verdict),
-				 "%s[%d] (%s) ran %s before the probe", c->name, c->pid, pol, d);
+				 "%s[%d] (%s) ran %s before the probe", c->name, c->pid, pol, fd);
+		irq_thread_str(c, out->verdict, sizeof(out->verdict));
 		break;
 	case AK_SOFTIRQ:
 		snprintf(out->cause, sizeof(out->cause), "softirq:%s", c->name);
-		snprintf(out->verdict, sizeof(out->verdict), "softirq %s %s", c->name, d);
+		if (c->fn_kind == ATTRIB_FN_TIMER)
+			snprintf(out->verdict, sizeof(out->verdict),
+				 "softirq %s %s: timer callback %s", c->name, d, fd);
+		else if (c->fn_kind != ATTRIB_FN_NONE)
+			snprintf(out->verdict, sizeof(out->verdict), "softirq %s %s: %s %s",
+				 c->name, d, fn_kind_name(c->fn_kind), fd);
+		else
+			snprintf(out->verdict, sizeof(out->verdict), "softirq %s %s", c->name, d);
 		break;
 	case AK_IRQ:
 		snprintf(out->cause, sizeof(out->cause), "irq:%s", c->name);
@@ -649,8 +983,21 @@ static void describe(const struct attrib_input *in, int32_t probe_prio, struct a
 			snprintf(out->verdict + l, sizeof(out->verdict) - l, ", %s[%d] on the CPU",
 				 c->name, c->pid);
 		}
+		/* in a work item or callback: the place to look */
+		if (c->fn_kind != ATTRIB_FN_NONE) {
+			size_t l = strlen(out->verdict);
+
+			snprintf(out->verdict + l, sizeof(out->verdict) - l, " in %s %s",
+				 fn_kind_name(c->fn_kind), c->fn);
+		}
 		break;
 	}
+	/* Keyed by the function when it took at least half the time: the
+	 * same work on any kworker, the same callback in any softirq, one
+	 * cause. */
+	if (c->fn_kind != ATTRIB_FN_NONE && (c->kind == AK_TASK || c->kind == AK_SOFTIRQ) &&
+	    c->fn_ns * 2 >= c->ns)
+		snprintf(out->cause, sizeof(out->cause), "%s:%s", fn_kind_name(c->fn_kind), c->fn);
 }
 
 static void not_attributed(struct attrib_result *out, enum attrib_status st, const char *why)
@@ -773,7 +1120,7 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 	/* A round trip: until its wake-up the probe was not runnable, its
 	 * datagram on the way; what this CPU did meanwhile delayed nothing. */
 	if (!in->timer && waking && waking->ts > in->deadline_ns) {
-		add(&s, AK_TRANSIT, 0, -1, "transit", in->deadline_ns, waking->ts);
+		add(&s, AK_TRANSIT, 0, -1, "transit", NULL, in->deadline_ns, waking->ts);
 		s.lo = waking->ts;
 	} else if (!in->timer) {
 		s.no_wake = true;
@@ -791,6 +1138,7 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 		s.pid = first_sw->pid2;
 		s.prio = first_sw->prio2;
 		s.comm = first_sw->name2;
+		rq_note(&s, s.pid, s.prio, s.comm, true, true);
 	}
 	for (i = 0; i < in->nev; i++) {
 		const struct trace_ev *e = &in->ev[i];
@@ -804,7 +1152,11 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 			t = e->ts < in->deadline_ns ? e->ts : in->deadline_ns;
 		if (s.virt_ns != NONE && e->ts > s.virt_ns)
 			virt_switch(&s, &t);
+		/* the run queue as it was at the deadline */
+		if (!s.rq_taken && e->ts > in->deadline_ns)
+			rq_take(&s, out);
 		step(&s, e, &t);
+		s.prev = e;
 		if (e->type == TEV_SWITCH)
 			fix_plan(&s, i, e->pid);
 		if (s.fix && i == s.fix_after) {
@@ -816,6 +1168,8 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 	}
 	if (s.virt_ns != NONE)
 		virt_switch(&s, &t);
+	if (!s.rq_taken)
+		rq_take(&s, out);
 	credit(&s, t, in->wake_ns);
 
 	/* Largest first; ties in the order found.  An index sort, so that
@@ -835,7 +1189,9 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 		map[a] = -1;
 	for (unsigned a = 0; a < s.nacc && out->n < ATTRIB_MAX_CONTRIB; a++) {
 		map[ord[a]] = (int8_t)out->n;
-		out->c[out->n++] = s.acc[ord[a]];
+		out->c[out->n] = s.acc[ord[a]];
+		fn_result(&s, ord[a], &out->c[out->n]);
+		irq_thread(&s, &out->c[out->n++]);
 	}
 	for (unsigned k = 0; k < s.nseg; k++) {
 		out->seg[k] = s.seg[k];

@@ -43,6 +43,15 @@ enum attrib_kind {
 	AK_NKINDS
 };
 
+/* What a contributor ran, where the events name a function: a kworker's
+ * work item (workqueue_execute_start/end), a timer wheel callback
+ * (timer_expire_entry/exit, in the TIMER softirq or a task). */
+enum attrib_fn_kind {
+	ATTRIB_FN_NONE,
+	ATTRIB_FN_WORK,
+	ATTRIB_FN_TIMER,
+};
+
 struct attrib_contrib {
 	enum attrib_kind kind;
 	char name[TEV_NAME_LEN];
@@ -51,6 +60,35 @@ struct attrib_contrib {
 	int rt_priority; /* AK_TASK: 1..99 for RT, else the nice value */
 	uint32_t id;	 /* irq, vector, idle state */
 	uint64_t ns;	 /* its time inside [deadline, wake] */
+	/* The function it spent most of ns in (fn_ns of it), of fn_kind;
+	 * fn_more: the time in other functions of a kind (several work items,
+	 * several callbacks).  ATTRIB_FN_NONE, "" and 0 when the window shows
+	 * none: the start of a work item that began before the window's first
+	 * event is not seen, nor one that the recorder did not trace. */
+	enum attrib_fn_kind fn_kind;
+	char fn[TEV_NAME_LEN];
+	uint64_t fn_ns, fn_more;
+	/* AK_TASK: a threaded IRQ handler (PREEMPT_RT, threadirqs), whose comm
+	 * is "irq/N-NAME" cut to 15 bytes: threaded, irq = N; irq_name the
+	 * handler's whole name where the window holds an irq_handler_entry
+	 * of N on this CPU, else "".  woke (woke_known): what this CPU was
+	 * running at the task's last sched_waking by its own hard IRQ (AK_IRQ
+	 * with id N) in the window up to the wake-up, else at its last
+	 * sched_waking by anything (a task that released a lock it waited
+	 * for, on PREEMPT_RT), woke_off_ns when, from
+	 * the deadline (negative: before it); not known when the window holds
+	 * no waking of it on this CPU (woken elsewhere, or before the window).
+	 * All zero (false, "") for any other contributor. */
+	bool threaded, woke_known;
+	uint32_t irq;
+	char irq_name[TEV_NAME_LEN];
+	struct attrib_waker {
+		enum attrib_kind kind;
+		uint32_t id;
+		int32_t pid; /* AK_TASK */
+		char name[TEV_NAME_LEN];
+	} woke;
+	int64_t woke_off_ns;
 };
 
 /* One stretch of the timeline: from `off` ns after the deadline, for `ns`,
@@ -102,6 +140,15 @@ struct attrib_input {
  * can delay) is a silent gap: IRQs off, an SMI or the hypervisor. */
 #define ATTRIB_SILENT_NS 20000ull
 
+/* A task on the CPU's run queue, as the window's events show it. */
+#define ATTRIB_MAX_RUNQ 8
+struct attrib_task {
+	int32_t pid;
+	int policy, rt_priority; /* as attrib_contrib's */
+	bool running;		 /* on the CPU (else runnable, waiting) */
+	char name[TEV_NAME_LEN];
+};
+
 struct attrib_result {
 	enum attrib_status status;
 	/* The split, each UINT64_MAX when its anchor is missing:
@@ -114,7 +161,11 @@ struct attrib_result {
 	unsigned n;
 	/* The dominant cause: c[0] when n > 0.  cause is the aggregation key
 	 * ("task:rtsoak-spike/0 (FIFO 99)", "softirq:NET_RX", "idle:1",
-	 * "irq:virtio0-input.0", "silent"), verdict the phrase for people. */
+	 * "irq:virtio0-input.0", "silent"), verdict the phrase for people.
+	 * A task or softirq that spent at least half its time in one work
+	 * function or timer callback is keyed by that function, "work:FN" or
+	 * "timer:FN", whichever kworker or softirq ran it, so that one work
+	 * function run by several kworkers is one cause. */
 	char cause[ATTRIB_CAUSE_LEN];
 	char verdict[ATTRIB_VERDICT_LEN];
 	/* With stacks (--trace-stacks): the function the probe's timer
@@ -130,6 +181,18 @@ struct attrib_result {
 	struct attrib_seg seg[ATTRIB_MAX_SEG];
 	unsigned nseg;
 	bool seg_more;
+	/* What the CPU was running at the deadline, and what else was
+	 * runnable then (rtla's --dump-tasks, for every spike): the task on the
+	 * CPU first, then by priority.  Only what the window's events show: a
+	 * task switched in, switched out runnable (preempted) or woken onto
+	 * this CPU since the window opened (2 ms before), and not switched out
+	 * asleep since; a task runnable longer than that without an event, or
+	 * woken from another CPU (its waking is traced there), is not known.
+	 * runq_more: more than ATTRIB_MAX_RUNQ (the lowest priorities left
+	 * out). */
+	struct attrib_task runq[ATTRIB_MAX_RUNQ];
+	unsigned nrunq;
+	bool runq_more;
 };
 
 /* 0 (out->status says whether it could be attributed) or -EINVAL for an

@@ -123,6 +123,41 @@ static const char *policy_name(int policy)
 	return policy == 1 ? "FIFO" : policy == 0 ? "OTHER" : "DL";
 }
 
+/* What c ran where the events name it: {name, kind (work, timer), ns,
+ * other_ns}, null when they name nothing. */
+static json_t *function_json(const struct attrib_contrib *c)
+{
+	if (c->fn_kind == ATTRIB_FN_NONE)
+		return json_null();
+	return json_pack("{s:o, s:s, s:I, s:I}", "name", util_json_string(c->fn), "kind",
+			 c->fn_kind == ATTRIB_FN_WORK ? "work" : "timer", "ns",
+			 (json_int_t)c->fn_ns, "other_ns", (json_int_t)c->fn_more);
+}
+
+/* A threaded IRQ handler: {irq, name, woken_by}, null for any other
+ * contributor; woken_by {kind, name, id, pid, offset_ns} or null. */
+static json_t *irq_thread_json(const struct attrib_contrib *c)
+{
+	const struct attrib_waker *w = &c->woke;
+	bool has_id = w->kind == AK_IRQ || w->kind == AK_SOFTIRQ || w->kind == AK_VECTOR;
+	json_t *by;
+
+	if (!c->threaded)
+		return json_null();
+	by = !c->woke_known
+		 ? json_null()
+		 : json_pack("{s:s, s:o, s:o, s:o, s:I}", "kind", attrib_kind_name(w->kind), "name",
+			     util_json_string(w->name), "id",
+			     has_id ? json_integer(w->id) : json_null(), "pid",
+			     w->kind == AK_TASK ? json_integer(w->pid) : json_null(), "offset_ns",
+			     (json_int_t)c->woke_off_ns);
+	if (!by)
+		return NULL;
+	return json_pack("{s:I, s:o, s:o}", "irq", (json_int_t)c->irq, "name",
+			 c->irq_name[0] ? util_json_string(c->irq_name) : json_null(), "woken_by",
+			 by);
+}
+
 /* Every value is checked: a NULL from json_pack (out of memory; a name that
  * is not UTF-8 cannot reach here, util_json_string masks it) makes the
  * whole entry NULL, an error of the report, never a cause silently missing
@@ -143,12 +178,34 @@ static json_t *contributor_json(const struct attrib_contrib *c)
 				     task ? json_string(policy_name(c->policy)) : json_null());
 		bad |=
 		    util_json_set(o, "priority", task ? json_integer(c->rt_priority) : json_null());
+		bad |= util_json_set(o, "function", function_json(c));
+		bad |= util_json_set(o, "irq_thread", irq_thread_json(c));
 	}
 	if (bad) {
 		json_decref(o);
 		return NULL;
 	}
 	return o;
+}
+
+/* The run queue at the deadline: [{pid, name, policy, priority, running}]. */
+static json_t *runq_json(const struct attrib_result *r)
+{
+	json_t *v = json_array();
+	int bad = !v;
+
+	for (unsigned i = 0; !bad && i < r->nrunq; i++) {
+		const struct attrib_task *k = &r->runq[i];
+		bad |= util_json_push(v, json_pack("{s:i, s:o, s:s, s:i, s:b}", "pid", (int)k->pid,
+						   "name", util_json_string(k->name), "policy",
+						   policy_name(k->policy), "priority",
+						   k->rt_priority, "running", k->running));
+	}
+	if (bad) {
+		json_decref(v);
+		return NULL;
+	}
+	return v;
 }
 
 static json_t *top_json(const struct attrib_agg_top *t)
@@ -178,6 +235,8 @@ static json_t *top_json(const struct attrib_agg_top *t)
 		bad |= util_json_set(o, "steal_span_ns", ns_or_null(t->res.steal_span_ns));
 		bad |= util_json_set(
 		    o, "irq_at", *t->res.irq_at ? util_json_string(t->res.irq_at) : json_null());
+		bad |= util_json_set(o, "runnable", runq_json(&t->res));
+		bad |= util_json_set(o, "runnable_truncated", json_boolean(t->res.runq_more));
 	}
 	json_decref(contrib);
 	json_decref(tl);

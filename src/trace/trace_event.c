@@ -36,6 +36,10 @@ static const char *const type_names[TEV_NTYPES] = {
 	[TEV_NMI] = "nmi",
 	[TEV_STACK] = "stack",
 	[TEV_LOST] = "lost",
+	[TEV_WORK_START] = "work_start",
+	[TEV_WORK_END] = "work_end",
+	[TEV_TIMER_ENTRY] = "timer_entry",
+	[TEV_TIMER_EXIT] = "timer_exit",
 };
 
 /* The kernel's softirq_to_name[] (kernel/softirq.c), in vector order. */

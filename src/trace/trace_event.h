@@ -35,6 +35,17 @@ enum trace_ev_type {
 	TEV_NMI,	  /* nmi:nmi_handler: arg = handler duration in ns, name = handler */
 	TEV_STACK, /* optional: stack at a local-timer IRQ, name = the interrupted function */
 	TEV_LOST,  /* the ring overran on this CPU: events before ts may be missing */
+	/* workqueue:workqueue_execute_start/end: a kworker runs one work item,
+	 * name = its function (symbol), arg = low 32 bits of the work_struct's
+	 * address, to pair them; the end names the function as the start did
+	 * when the recorder saw that start, else "" */
+	TEV_WORK_START,
+	TEV_WORK_END,
+	/* timer:timer_expire_entry/exit: a timer wheel callback runs (in the
+	 * TIMER softirq, a thread's on PREEMPT_RT), name = its function, arg =
+	 * low 32 bits of the timer_list's address; the exit as TEV_WORK_END */
+	TEV_TIMER_ENTRY,
+	TEV_TIMER_EXIT,
 	TEV_NTYPES
 };
 

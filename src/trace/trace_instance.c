@@ -313,6 +313,13 @@ static const char *const wanted[][2] = {
 	{ "irq_vectors", "spurious_apic_exit" },
 	{ "timer", "hrtimer_expire_entry" },
 	{ "timer", "hrtimer_expire_exit" },
+	/* what a kworker runs, and which timer callbacks the TIMER softirq
+	 * runs: neither is on the timer probe's own wake-up path (a kworker is
+	 * interference, the wheel's expiry happens only in that softirq) */
+	{ "workqueue", "workqueue_execute_start" },
+	{ "workqueue", "workqueue_execute_end" },
+	{ "timer", "timer_expire_entry" },
+	{ "timer", "timer_expire_exit" },
 	{ "power", "cpu_idle" },
 	{ "nmi", "nmi_handler" },
 };
@@ -342,7 +349,7 @@ static int enable_events(struct trace_instance *ti, const struct trace_instance_
 	int r;
 
 	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
-		if (cfg->no_hrtimer && !strcmp(wanted[i][0], "timer"))
+		if (cfg->no_hrtimer && !strncmp(wanted[i][1], "hrtimer_", 8))
 			continue;
 		if (cfg->no_wakeup && !strcmp(wanted[i][1], "sched_wakeup"))
 			continue;

@@ -51,6 +51,10 @@ enum conv {
 	C_IDLE,
 	C_NMI,
 	C_STACK,
+	C_WORK_START,
+	C_WORK_END,
+	C_TIMER_ENTRY,
+	C_TIMER_EXIT,
 };
 
 #define NFIELDS 7
@@ -72,6 +76,10 @@ static const char *const conv_fields[][NFIELDS] = {
 	[C_IDLE] = { "state" },
 	[C_NMI] = { "handler", "delta_ns" },
 	[C_STACK] = { "size", "caller" },
+	[C_WORK_START] = { "work", "function" },
+	[C_WORK_END] = { "work" },
+	[C_TIMER_ENTRY] = { "timer", "function" },
+	[C_TIMER_EXIT] = { "timer" },
 };
 
 struct evdef {
@@ -94,6 +102,10 @@ struct cpu_ring {
 	bool evicted; /* some event was dropped (time or count) */
 	int32_t last_irq;
 	char last_irq_name[TEV_NAME_LEN];
+	/* the function of the last work item / timer callback started on
+	 * this CPU, for its end, which carries no name of its own here */
+	uint32_t last_work, last_timer;
+	char last_work_fn[TEV_NAME_LEN], last_timer_fn[TEV_NAME_LEN];
 };
 
 struct ksym;
@@ -155,6 +167,10 @@ static enum conv conv_of(const char *sys, const char *ev, char *vname)
 		{ "power", "cpu_idle", C_IDLE },
 		{ "nmi", "nmi_handler", C_NMI },
 		{ "ftrace", "kernel_stack", C_STACK },
+		{ "workqueue", "workqueue_execute_start", C_WORK_START },
+		{ "workqueue", "workqueue_execute_end", C_WORK_END },
+		{ "timer", "timer_expire_entry", C_TIMER_ENTRY },
+		{ "timer", "timer_expire_exit", C_TIMER_EXIT },
 	};
 	size_t n = strlen(ev);
 
@@ -257,7 +273,8 @@ static int setup_defs(struct trace_recorder *rec, char *err, size_t errlen)
 	return 0;
 }
 
-/* Function names for hrtimer callbacks and NMI handlers: the text symbols
+/* Function names for hrtimer and timer callbacks, work functions and NMI
+ * handlers (the events carry a pointer the kernel prints with %ps): the text symbols
  * of /proc/kallsyms in a sorted table of our own, a few MiB (libtraceevent's
  * tep_parse_kallsyms keeps every symbol with two allocations each: ~40 MiB
  * of RSS, more than the whole run's budget). */
@@ -831,6 +848,27 @@ static bool convert(struct trace_recorder *rec, struct cpu_ring *c, const void *
 			if (ts - prev->ts > k->max_ns)
 				k->max_ns = ts - prev->ts;
 		}
+		break;
+	}
+	case C_WORK_START:
+	case C_TIMER_ENTRY: {
+		bool work = d->conv == C_WORK_START;
+
+		blank(e, ts, c->cpu, work ? TEV_WORK_START : TEV_TIMER_ENTRY);
+		e->arg = (uint32_t)field_u(d->f[0], data, size);
+		func_name(rec, field_u(d->f[1], data, size), e->name);
+		*(work ? &c->last_work : &c->last_timer) = e->arg;
+		memcpy(work ? c->last_work_fn : c->last_timer_fn, e->name, TEV_NAME_LEN);
+		break;
+	}
+	case C_WORK_END:
+	case C_TIMER_EXIT: {
+		bool work = d->conv == C_WORK_END;
+
+		blank(e, ts, c->cpu, work ? TEV_WORK_END : TEV_TIMER_EXIT);
+		e->arg = (uint32_t)field_u(d->f[0], data, size);
+		if (e->arg == (work ? c->last_work : c->last_timer))
+			memcpy(e->name, work ? c->last_work_fn : c->last_timer_fn, TEV_NAME_LEN);
 		break;
 	}
 	case C_NONE:

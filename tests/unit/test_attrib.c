@@ -32,6 +32,7 @@ static const char *const type_names[TEV_NTYPES] = {
 	"switch",	 "waking",	 "wakeup",	 "irq_entry",	"irq_exit",
 	"softirq_entry", "softirq_exit", "vector_entry", "vector_exit", "hrtimer_entry",
 	"hrtimer_exit",	 "idle",	 "nmi",		 "stack",	"lost",
+	"work_start",	 "work_end",	 "timer_entry",	 "timer_exit",
 };
 
 struct fixture {
@@ -1076,6 +1077,231 @@ static void test_lean_idle_exit(void)
 	free(f);
 }
 
+/* The function a contributor ran: kind, name, its time and the rest's. */
+static bool fn_is(const struct attrib_contrib *c, enum attrib_fn_kind kind, const char *fn,
+		  uint64_t ns, uint64_t more)
+{
+	return c->fn_kind == kind && !strcmp(c->fn, fn) && c->fn_ns == ns && c->fn_more == more;
+}
+
+/* A kworker running a work item while the probe is due (the lab's work
+ * mode), hand-written: D = 1000000000, W = 1000103000.  The probe's waking
+ * at 1000001500 in the local_timer 1000001000..1000003000: irq = 1500;
+ * switched in at 1000101000: thread = 99500, user = W - 1000101000 = 2000.
+ * kworker/0:2 holds the CPU but for the interrupt: D..1000001000 (1000) and
+ * 1000003000..1000101000 (98000) = 99000, of which in rtsoak_irqoff_work
+ * (started 999900500, ended 1000100400) 1000 + 97400 = 98400; the interrupt
+ * 2000.  98400 is at least half of 99000: the cause is the work function. */
+static void test_work(void)
+{
+	struct fixture *f = load("work-kworker.events");
+	struct want w = {
+		ATTRIB_OK,
+		1500,
+		99500,
+		2000,
+		"work:rtsoak_irqoff_work",
+		"kworker/0:2[57] (OTHER, nice 0) ran rtsoak_irqoff_work 98 µs of its 99 µs before "
+		"the probe",
+		2,
+		{ { AK_TASK, "kworker/0:2", 57, 0, 0, 0, 99000 },
+		  { AK_VECTOR, "local_timer", -1, 0, 0, 236, 2000 } },
+	};
+	struct attrib_result r;
+
+	if (!f)
+		return;
+	check("work-kworker", &f->in, &w);
+	check_total("work-kworker", &f->in, 2000);
+	ok(attrib_analyse(&f->in, &r) == 0 && r.nrunq == 1 && r.runq[0].pid == 57 &&
+	       r.runq[0].running && r.runq[0].policy == 0,
+	   "work-kworker: at the deadline the kworker ran, nothing else was runnable");
+	ok(attrib_analyse(&f->in, &r) == 0 && r.n == 2 &&
+	       fn_is(&r.c[0], ATTRIB_FN_WORK, "rtsoak_irqoff_work", 98400, 0) &&
+	       r.c[1].fn_kind == ATTRIB_FN_NONE && !r.c[1].fn[0],
+	   "work-kworker: the kworker ran rtsoak_irqoff_work 98400 ns of its 99000, the "
+	   "interrupt nothing named");
+	/* The work item's start before the window's first event: the sweep
+	 * names what it saw start (an end is not credited back), so the
+	 * kworker is the cause by its name. */
+	memmove(&f->ev[1], &f->ev[2], (f->nev - 2) * sizeof(f->ev[0]));
+	f->in.nev = --f->nev;
+	w.cause = "task:kworker/0:2 (OTHER)";
+	w.verdict = "kworker/0:2[57] (OTHER, nice 0) ran 99 µs before the probe";
+	check("work-kworker without the work's start", &f->in, &w);
+	/* Started later (1000060000, the events kept in time order): 40400 ns
+	 * of the 99000 in the function, less than half: the kworker is the
+	 * key, the function in its verdict. */
+	struct trace_ev start = { .ts = 1000060000,
+				  .type = TEV_WORK_START,
+				  .cpu = 0,
+				  .pid = -1,
+				  .pid2 = -1,
+				  .prio = -1,
+				  .prio2 = -1,
+				  .arg = 12345,
+				  .name = "rtsoak_irqoff_work" };
+	memmove(&f->ev[5], &f->ev[4], (f->nev - 4) * sizeof(f->ev[0]));
+	f->ev[4] = start;
+	f->in.nev = ++f->nev;
+	w.verdict = "kworker/0:2[57] (OTHER, nice 0) ran rtsoak_irqoff_work 40 µs of its 99 µs "
+		    "before the probe";
+	check("work-kworker with the work started after the deadline", &f->in, &w);
+	ok(attrib_analyse(&f->in, &r) == 0 &&
+	       fn_is(&r.c[0], ATTRIB_FN_WORK, "rtsoak_irqoff_work", 40400, 0),
+	   "work-kworker started late: 40400 ns in rtsoak_irqoff_work");
+	free(f);
+}
+
+/* The TIMER softirq in ktimers/0 running a callback while the probe is due
+ * (the lab's timer mode on PREEMPT_RT), hand-written: D = 2000000000,
+ * W = 2000153000.  Waking 2000002600 in the local_timer
+ * 2000002000..2000004000: irq = 2600, thread = 2000151000 - 2000002600 =
+ * 148400, user = 2000.  The softirq (1999950200..2000150600) holds
+ * D..2000002000 (2000) and 2000004000..2000150600 (146600) = 148600, of
+ * which in the callback (1999950400..2000150400) 2000 + 146400 = 148400;
+ * the interrupt 2000; ktimers/0 itself 2000150600..2000151000 = 400. */
+static void test_timer_callback(void)
+{
+	struct fixture *f = load("timer-softirq.events");
+	struct want w = {
+		ATTRIB_OK,
+		2600,
+		148400,
+		2000,
+		"timer:rtsoak_irqoff_timer_fn",
+		"softirq TIMER 149 µs: timer callback rtsoak_irqoff_timer_fn 148 µs of its 149 µs",
+		3,
+		{ { AK_SOFTIRQ, "TIMER", -1, 0, 0, 1, 148600 },
+		  { AK_VECTOR, "local_timer", -1, 0, 0, 236, 2000 },
+		  { AK_TASK, "ktimers/0", 15, 1, 1, 0, 400 } },
+	};
+	struct attrib_result r;
+
+	if (!f)
+		return;
+	check("timer-softirq", &f->in, &w);
+	check_total("timer-softirq", &f->in, 2000);
+	ok(attrib_analyse(&f->in, &r) == 0 && r.n == 3 &&
+	       fn_is(&r.c[0], ATTRIB_FN_TIMER, "rtsoak_irqoff_timer_fn", 148400, 0) &&
+	       r.c[2].fn_kind == ATTRIB_FN_NONE,
+	   "timer-softirq: the softirq ran rtsoak_irqoff_timer_fn 148400 ns, ktimers/0 "
+	   "outside it nothing named");
+	free(f);
+}
+
+/* A threaded IRQ handler that preempts the probe (PREEMPT_RT),
+ * hand-written: D = 3000000000, W = 3000014000; waking 3000000700 in the
+ * local_timer 3000000200..3000001000: irq = 700, thread = 3000012000 -
+ * 3000000700 = 11300, user = 2000.  irq/27-virtio0- holds D..3000000200
+ * (200) and 3000001000..3000012000 (11000) = 11200, the interrupt 800.  It
+ * was woken at 2999999900, right after IRQ 27's handler exit: by its hard
+ * IRQ, 100 ns before the deadline; the handler's name from its entry. */
+static void test_irq_thread(void)
+{
+	struct fixture *f = load("irq-thread.events");
+	struct want w = {
+		ATTRIB_OK,
+		700,
+		11300,
+		2000,
+		"task:irq/27-virtio0- (FIFO 50)",
+		"preempted by irq/27-virtio0-[111] (FIFO 50) for 11 µs; the threaded handler of IRQ "
+		"27 (virtio0-requests), woken by its hard IRQ 100 ns before the deadline",
+		2,
+		{ { AK_TASK, "irq/27-virtio0-", 111, 1, 50, 0, 11200 },
+		  { AK_VECTOR, "local_timer", -1, 0, 0, 236, 800 } },
+	};
+	struct attrib_result r;
+
+	if (!f)
+		return;
+	check("irq-thread", &f->in, &w);
+	check_total("irq-thread", &f->in, 2000);
+	ok(attrib_analyse(&f->in, &r) == 0 && r.n == 2 && r.c[0].threaded && r.c[0].irq == 27 &&
+	       !strcmp(r.c[0].irq_name, "virtio0-requests") && r.c[0].woke_known &&
+	       r.c[0].woke.kind == AK_IRQ && r.c[0].woke.id == 27 && r.c[0].woke_off_ns == -100 &&
+	       !r.c[1].threaded,
+	   "irq-thread: IRQ 27, virtio0-requests, woken by IRQ 27 at -100 ns; the vector is no "
+	   "thread");
+	/* At D: the thread on the CPU (switched in at 2999999950), cat
+	 * preempted (prev_state 0) and waiting; the probe not woken yet. */
+	ok(r.nrunq == 2 && !r.runq_more && r.runq[0].pid == 111 && r.runq[0].running &&
+	       r.runq[0].policy == 1 && r.runq[0].rt_priority == 50 &&
+	       !strcmp(r.runq[0].name, "irq/27-virtio0-") && r.runq[1].pid == 300 &&
+	       !r.runq[1].running && r.runq[1].policy == 0 && r.runq[1].rt_priority == 0 &&
+	       !strcmp(r.runq[1].name, "cat"),
+	   "irq-thread: at the deadline irq/27-virtio0- (FIFO 50) ran, cat (OTHER) waited (%u "
+	   "tasks)",
+	   r.nrunq);
+	/* Without the hard IRQ's events (it came on another CPU): the IRQ
+	 * from the comm, no name, woken in cat's context, its task. */
+	memmove(&f->ev[1], &f->ev[3], (f->nev - 3) * sizeof(f->ev[0]));
+	f->nev -= 2;
+	f->in.nev = f->nev;
+	w.verdict = "preempted by irq/27-virtio0-[111] (FIFO 50) for 11 µs; the threaded handler "
+		    "of IRQ 27, woken by cat[300] 100 ns before the deadline";
+	check("irq-thread without its hard IRQ", &f->in, &w);
+	free(f);
+	/* The thread blocks on a lock cat holds (an rtmutex on PREEMPT_RT:
+	 * cat, boosted to FIFO 50, runs 3000002000..3000003100) and cat's
+	 * unlock wakes it again: the waker is still its hard IRQ.  Thread
+	 * 200 + 1000 + 8900 = 10100, cat 1100, the interrupt 800. */
+	f = load("irq-thread.events");
+	if (!f)
+		return;
+	struct trace_ev lock[3] = {
+		{ .ts = 3000002000,
+		  .type = TEV_SWITCH,
+		  .pid = 300,
+		  .pid2 = 111,
+		  .prio = 49,
+		  .prio2 = 49,
+		  .arg = 2,
+		  .name = "cat",
+		  .name2 = "irq/27-virtio0-" },
+		{ .ts = 3000003000,
+		  .type = TEV_WAKING,
+		  .pid = 111,
+		  .pid2 = -1,
+		  .prio = 49,
+		  .prio2 = -1,
+		  .name = "irq/27-virtio0-" },
+		{ .ts = 3000003100,
+		  .type = TEV_SWITCH,
+		  .pid = 111,
+		  .pid2 = 300,
+		  .prio = 49,
+		  .prio2 = 49,
+		  .name = "irq/27-virtio0-",
+		  .name2 = "cat" },
+	};
+	/* after the vector exit (3000001000), before the last switch */
+	memmove(&f->ev[11], &f->ev[8], (f->nev - 8) * sizeof(f->ev[0]));
+	memcpy(&f->ev[8], lock, sizeof(lock));
+	f->nev += 3;
+	f->in.nev = f->nev;
+	w.verdict =
+	    "preempted by irq/27-virtio0-[111] (FIFO 50) for 10 µs; the threaded handler "
+	    "of IRQ 27 (virtio0-requests), woken by its hard IRQ 100 ns before the deadline";
+	w.n = 3;
+	w.c[0].ns = 10100;
+	w.c[1] = (struct want_contrib){ AK_TASK, "cat", 300, 1, 50, 0, 1100 };
+	w.c[2] = (struct want_contrib){ AK_VECTOR, "local_timer", -1, 0, 0, 236, 800 };
+	check("irq-thread woken again by a lock's release", &f->in, &w);
+	/* The deadline moved to 3000002500, while the thread slept on the
+	 * lock (switched out with prev_state 2 at 3000002000): cat ran, the
+	 * probe (woken at 3000000700) waited, the thread was off the queue. */
+	f->in.deadline_ns = 3000002500;
+	ok(attrib_analyse(&f->in, &r) == 0 && r.nrunq == 2 && r.runq[0].pid == 300 &&
+	       r.runq[0].running && r.runq[0].policy == 1 && r.runq[0].rt_priority == 50 &&
+	       r.runq[1].pid == 500 && !r.runq[1].running && r.runq[1].rt_priority == 40,
+	   "irq-thread asleep on the lock at the deadline: cat (boosted to FIFO 50) on the CPU, "
+	   "the probe (FIFO 40) waiting (%u tasks)",
+	   r.nrunq);
+	free(f);
+}
+
 int main(void)
 {
 	if (!find_data()) {
@@ -1095,6 +1321,9 @@ int main(void)
 	test_lean_hog();
 	test_lean_idle();
 	test_lean_idle_exit();
+	test_work();
+	test_timer_callback();
+	test_irq_thread();
 	ok(!strcmp(attrib_kind_name(AK_TASK), "task") &&
 	       !strcmp(attrib_kind_name(AK_SILENT), "silent") &&
 	       !strcmp(attrib_kind_name(AK_IDLE_EXIT), "idle"),

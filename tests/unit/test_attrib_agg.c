@@ -63,6 +63,103 @@ static void check_at(json_t *c, const char *key, const char *want_at, json_int_t
 	json_decref(want);
 }
 
+/* A spike of a kworker that ran fn for fn_ns of ns, keyed as attrib_analyse
+ * keys it ("work:FN"), at latency. */
+static void add_work(struct attrib_agg *a, const char *comm, int32_t pid, const char *fn,
+		     uint64_t fn_ns, uint64_t ns, uint64_t latency)
+{
+	struct attrib_result r;
+
+	memset(&r, 0, sizeof(r));
+	r.status = ATTRIB_OK;
+	r.irq_ns = r.thread_ns = r.user_ns = r.steal_ns = r.steal_span_ns = UINT64_MAX;
+	snprintf(r.cause, sizeof(r.cause), "work:%s", fn);
+	r.n = 1;
+	r.c[0] = (struct attrib_contrib){ .kind = AK_TASK,
+					  .pid = pid,
+					  .ns = ns,
+					  .fn_kind = ATTRIB_FN_WORK,
+					  .fn_ns = fn_ns,
+					  .fn_more = ns - fn_ns };
+	snprintf(r.c[0].name, sizeof(r.c[0].name), "%s", comm);
+	snprintf(r.c[0].fn, sizeof(r.c[0].fn), "%s", fn);
+	ok(attrib_agg_add(a, a->spikes * 1000000, latency, THR, &r) == 0,
+	   "add a spike of %s running %s", comm, fn);
+}
+
+/* One work function on two kworkers is one cause (the key names the
+ * function, not the kworker); each spike's contributor keeps its kworker
+ * and what it ran, in the file. */
+static void test_work(void)
+{
+	struct attrib_agg a;
+
+	memset(&a, 0, sizeof(a));
+	add_work(&a, "kworker/1:1", 40, "vmstat_update", 180000, 181000, THR + 90000);
+	add_work(&a, "kworker/1:2", 77, "vmstat_update", 150000, 150000, THR + 60000);
+	json_t *s = attrib_agg_json(&a, "timer", 1, "all", THR);
+	json_t *c = cause_of(s, "work:vmstat_update");
+	ok(s && c && json_array_size(json_object_get(s, "causes")) == 1 &&
+	       json_integer_value(json_object_get(c, "spikes")) == 2 &&
+	       !strcmp(json_string_value(json_object_get(c, "kind")), "task"),
+	   "vmstat_update on kworker/1:1 and kworker/1:2: one cause of 2 spikes, kind task");
+	json_t *want = json_loads("{\"name\": \"vmstat_update\", \"kind\": \"work\", "
+				  "\"ns\": 180000, \"other_ns\": 1000}",
+				  0, NULL);
+	json_t *k = json_array_get(
+	    json_object_get(json_array_get(json_object_get(s, "top"), 0), "contributors"), 0);
+	ok(want && k && json_equal(json_object_get(k, "function"), want) &&
+	       !strcmp(json_string_value(json_object_get(k, "name")), "kworker/1:1"),
+	   "the worst spike's contributor: kworker/1:1 with its function {vmstat_update, work, "
+	   "180000, 1000}");
+	json_decref(want);
+	ok(json_is_null(json_object_get(k, "irq_thread")), "a kworker is no threaded handler");
+	json_decref(s);
+	attrib_agg_free(&a);
+}
+
+/* A threaded IRQ handler's contributor: its IRQ, name and waker in the file. */
+static void test_irq_thread(void)
+{
+	struct attrib_agg a;
+	struct attrib_result r;
+
+	memset(&a, 0, sizeof(a));
+	memset(&r, 0, sizeof(r));
+	r.status = ATTRIB_OK;
+	r.irq_ns = r.thread_ns = r.user_ns = r.steal_ns = r.steal_span_ns = UINT64_MAX;
+	snprintf(r.cause, sizeof(r.cause), "task:irq/27-virtio0- (FIFO 50)");
+	r.n = 1;
+	r.c[0] = (struct attrib_contrib){ .kind = AK_TASK,
+					  .pid = 111,
+					  .policy = 1,
+					  .rt_priority = 50,
+					  .ns = 11200,
+					  .threaded = true,
+					  .woke_known = true,
+					  .irq = 27,
+					  .woke = { .kind = AK_IRQ, .id = 27, .pid = -1 },
+					  .woke_off_ns = -100 };
+	snprintf(r.c[0].name, sizeof(r.c[0].name), "irq/27-virtio0-");
+	snprintf(r.c[0].irq_name, sizeof(r.c[0].irq_name), "virtio0-requests");
+	snprintf(r.c[0].woke.name, sizeof(r.c[0].woke.name), "virtio0-requests");
+	ok(attrib_agg_add(&a, 0, THR + 1000, THR, &r) == 0, "add a threaded handler's spike");
+	json_t *s = attrib_agg_json(&a, "timer", 0, "all", THR);
+	json_t *k = json_array_get(
+	    json_object_get(json_array_get(json_object_get(s, "top"), 0), "contributors"), 0);
+	json_t *want = json_loads("{\"irq\": 27, \"name\": \"virtio0-requests\", \"woken_by\": "
+				  "{\"kind\": \"irq\", \"name\": \"virtio0-requests\", \"id\": 27, "
+				  "\"pid\": null, \"offset_ns\": -100}}",
+				  0, NULL);
+	ok(want && k && json_equal(json_object_get(k, "irq_thread"), want) &&
+	       json_is_null(json_object_get(k, "function")),
+	   "its irq_thread: IRQ 27, virtio0-requests, woken by its hard IRQ 100 ns before the "
+	   "deadline; no function");
+	json_decref(want);
+	json_decref(s);
+	attrib_agg_free(&a);
+}
+
 int main(void)
 {
 	struct attrib_agg a;
@@ -135,6 +232,8 @@ int main(void)
 	   "the table keeps 8 functions a cause, no more");
 	json_decref(s);
 	attrib_agg_free(&a);
+	test_work();
+	test_irq_thread();
 	printf("1..%d\n", tap_n);
 	return tap_done();
 }

@@ -11,7 +11,20 @@
  *            the woken thread waits for the hold, as thread latency;
  *   softirq  the wait inside a tasklet (HI_SOFTIRQ) that the thread raises:
  *            on PREEMPT_RT it runs in a preemptible thread, elsewhere in
- *            softirq context.
+ *            softirq context;
+ *   work     the thread queues a work item on its CPU (queue_work_on, the
+ *            system workqueue): a kworker runs rtsoak_irqoff_work, which
+ *            holds preemption off, so that a kworker delays a real-time
+ *            task as vmstat_update and the like do;
+ *   timer    the thread arms a timer_list for the next jiffy on its CPU:
+ *            its callback rtsoak_irqoff_timer_fn runs in the TIMER softirq
+ *            and holds preemption off.  On PREEMPT_RT the softirq runs in a
+ *            thread (ktimers/N) that a real-time task would preempt: the
+ *            hold keeps it from that, as a callback under a raw spinlock
+ *            does (the softirq mode shows the preemptible case); elsewhere
+ *            softirq context is not preemptible anyway.  A jiffy-aligned
+ *            start: the holds meet a probe whose interval is no divisor of
+ *            the tick's (docs/LAB.md).
  * The interrupts/preemption are switched off and on inside rtsoak_irqoff_hold
  * itself (noinline), so that the interrupt that was held back arrives with
  * that function on the stack: the name an attribution must find.
@@ -41,9 +54,11 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
 
-enum rtsoak_irqoff_mode { MODE_IRQ, MODE_PREEMPT, MODE_SOFTIRQ };
-static const char *const mode_names[] = { "irq", "preempt", "softirq" };
+enum rtsoak_irqoff_mode { MODE_IRQ, MODE_PREEMPT, MODE_SOFTIRQ, MODE_WORK, MODE_TIMER };
+static const char *const mode_names[] = { "irq", "preempt", "softirq", "work", "timer" };
 
 static unsigned int hold_us = 100;
 static unsigned int period_us;
@@ -56,6 +71,10 @@ static unsigned int nthreads;
 /* bumped on every parameter write: a sleeping thread restarts its schedule */
 static atomic_t generation = ATOMIC_INIT(0);
 static DEFINE_PER_CPU(struct tasklet_struct, hold_tasklet);
+static DEFINE_PER_CPU(struct work_struct, hold_work);
+static DEFINE_PER_CPU(struct timer_list, hold_timer);
+/* set while the module goes: no more work queued or timers armed */
+static bool stopping;
 
 /* Busy-wait ns with what mode switches off switched off around it. */
 noinline void rtsoak_irqoff_hold(u64 ns, int how)
@@ -81,6 +100,20 @@ EXPORT_SYMBOL_GPL(rtsoak_irqoff_hold);
 static void hold_tasklet_fn(unsigned long unused)
 {
 	rtsoak_irqoff_hold((u64)READ_ONCE(hold_us) * NSEC_PER_USEC, MODE_SOFTIRQ);
+}
+
+/* The work item's function, the name workqueue_execute_start gives: what
+ * an attribution of a kworker must find.  noinline, so that it is a
+ * symbol of its own. */
+static noinline void rtsoak_irqoff_work(struct work_struct *w)
+{
+	rtsoak_irqoff_hold((u64)READ_ONCE(hold_us) * NSEC_PER_USEC, MODE_PREEMPT);
+}
+
+/* The timer callback, the name timer_expire_entry gives. */
+static noinline void rtsoak_irqoff_timer_fn(struct timer_list *t)
+{
+	rtsoak_irqoff_hold((u64)READ_ONCE(hold_us) * NSEC_PER_USEC, MODE_PREEMPT);
 }
 
 static bool mine(unsigned int me)
@@ -132,7 +165,15 @@ static int hold_thread(void *arg)
 			continue;
 		if (READ_ONCE(mode) == MODE_SOFTIRQ)
 			tasklet_hi_schedule(this_cpu_ptr(&hold_tasklet));
-		else
+		else if (READ_ONCE(mode) == MODE_WORK && !READ_ONCE(stopping))
+			queue_work_on(me, system_wq, per_cpu_ptr(&hold_work, me));
+		else if (READ_ONCE(mode) == MODE_TIMER && !READ_ONCE(stopping) &&
+			 !timer_pending(per_cpu_ptr(&hold_timer, me)))
+			/* pinned to this CPU (the thread is bound to it); not
+			 * re-armed while pending, which with a period under a
+			 * jiffy would push it back for ever */
+			mod_timer(per_cpu_ptr(&hold_timer, me), jiffies + 1);
+		else if (READ_ONCE(mode) != MODE_WORK && READ_ONCE(mode) != MODE_TIMER)
 			rtsoak_irqoff_hold((u64)READ_ONCE(hold_us) * NSEC_PER_USEC,
 					   READ_ONCE(mode));
 	}
@@ -229,7 +270,7 @@ MODULE_PARM_DESC(hold_us, "how long each hold busy-waits, in microseconds (at mo
 module_param_cb(period_us, &uint_wake_ops, &period_us, 0644);
 MODULE_PARM_DESC(period_us, "a hold every period_us microseconds on each chosen CPU (0: off)");
 module_param_cb(mode, &mode_ops, NULL, 0644);
-MODULE_PARM_DESC(mode, "irq (interrupts off), preempt (preemption off) or softirq (in a tasklet)");
+MODULE_PARM_DESC(mode, "irq (interrupts off), preempt (preemption off), softirq (in a tasklet), work (preemption off in a kworker's work item) or timer (preemption off in a timer callback)");
 module_param_cb(cpu, &cpu_ops, &cpu, 0644);
 MODULE_PARM_DESC(cpu, "the CPU that holds (-1: every online CPU)");
 module_param_cb(holds, &holds_ops, NULL, 0444);
@@ -239,11 +280,17 @@ static void stop_threads(void)
 {
 	unsigned int i;
 
+	WRITE_ONCE(stopping, true);
 	for (i = 0; i < nthreads; i++)
 		if (threads[i])
 			kthread_stop(threads[i]);
-	for_each_possible_cpu(i)
+	/* the threads are gone: nothing queues or arms any more; wait for
+	 * what is pending or running */
+	for_each_possible_cpu(i) {
 		tasklet_kill(per_cpu_ptr(&hold_tasklet, i));
+		cancel_work_sync(per_cpu_ptr(&hold_work, i));
+		del_timer_sync(per_cpu_ptr(&hold_timer, i));
+	}
 	kfree(threads);
 }
 
@@ -257,8 +304,11 @@ static int __init rtsoak_irqoff_init(void)
 	/* a cpu= given at load must name an online CPU too */
 	if (cpu < -1 || cpu >= (int)nr_cpu_ids || (cpu >= 0 && !cpu_online(cpu)))
 		return -EINVAL;
-	for_each_possible_cpu(c)
+	for_each_possible_cpu(c) {
 		tasklet_init(per_cpu_ptr(&hold_tasklet, c), hold_tasklet_fn, 0);
+		INIT_WORK(per_cpu_ptr(&hold_work, c), rtsoak_irqoff_work);
+		timer_setup(per_cpu_ptr(&hold_timer, c), rtsoak_irqoff_timer_fn, TIMER_PINNED);
+	}
 	nthreads = nr_cpu_ids;
 	threads = kcalloc(nthreads, sizeof(*threads), GFP_KERNEL);
 	if (!threads)
@@ -289,4 +339,4 @@ module_init(rtsoak_irqoff_init);
 module_exit(rtsoak_irqoff_exit);
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("rtsoak authors");
-MODULE_DESCRIPTION("rtsoak lab: hold interrupts, preemption or a softirq off for a known time");
+MODULE_DESCRIPTION("rtsoak lab: hold interrupts, preemption, a softirq, a work item or a timer callback for a known time");
