@@ -218,3 +218,16 @@ trace_test_ns() {
 	fi
 	[ "$(ncpus)" -ge 2 ] || skip_all "needs 2 CPUs (a measured one and a housekeeping one)"
 }
+
+# start_burster NAME: a shell under the task name NAME (the kernel keeps 15
+# bytes of it), busy about 20 ms (a few thousand loop turns) every 300 ms
+# on CPU 1 at FIFO 96: a spike cause with a name of the test's choosing.
+# Sets $burster, and the EXIT trap that stops it.
+start_burster() {
+	cp "$(command -v dash || command -v sh)" "$WORK/$1"
+	taskset -c 1 chrt -f 96 "$WORK/$1" -c \
+		'while :; do i=0; while [ $i -lt 4000 ]; do i=$((i + 1)); done; sleep 0.3; done' &
+	burster=$!
+	trap 'kill $burster 2>/dev/null; rm -rf "$WORK"' EXIT
+	sleep 0.2
+}

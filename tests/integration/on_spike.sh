@@ -207,16 +207,10 @@ ok $? "--on-spike with compare (no probes run): exit 2, one line"
 # --- --trace: a hostile task name reaches RTSOAK_CAUSE cleaned ---------------
 if [ "$can_trace" = yes ]; then
 	[ "$(stat -f -c %T $T)" = tracefs ] || mount -t tracefs nodev $T || exit 1
-	# The burster as in trace_names.sh, named with a newline, an escape
-	# sequence, a C1 control (U+009B, CSI) and shell syntax: 13 bytes, the
-	# kernel keeps 15.
+	# The burster (lib.sh), named with a newline, an escape sequence, a C1
+	# control (U+009B, CSI) and shell syntax: 13 bytes, the kernel keeps 15.
 	name=$(printf 'e\n\033[31m\302\233$(x)')
-	cp "$(command -v dash || command -v sh)" "$WORK/$name"
-	taskset -c 1 chrt -f 96 "$WORK/$name" -c \
-		'while :; do i=0; while [ $i -lt 4000 ]; do i=$((i + 1)); done; sleep 0.3; done' &
-	burster=$!
-	trap 'kill $burster 2>/dev/null; rm -rf "$WORK"' EXIT
-	sleep 0.2
+	start_burster "$name"
 	diag "the burster's comm: $(od -An -c "/proc/$burster/comm" | tr -s ' \n' ' ')"
 	mkdir -p "$OSDIR/trace"
 	"$RTSOAK" run --trace --probes timer --cpus 1 --interval 100us --duration 5s \

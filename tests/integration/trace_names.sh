@@ -17,15 +17,9 @@ plan 6
 cd "$WORK" || exit 1
 [ "$(stat -f -c %T $T)" = tracefs ] || mount -t tracefs nodev $T || exit 1
 
-# The burster: a shell under the 16-byte name, busy about 20 ms (a few
-# thousand loop turns) every 300 ms on CPU 1 at FIFO 96.
+# The burster (lib.sh) under the 16-byte name.
 name=$(printf '\xc3\xa4%.0s' 1 2 3 4 5 6 7 8)
-cp "$(command -v dash || command -v sh)" "$WORK/$name"
-taskset -c 1 chrt -f 96 "$WORK/$name" -c \
-	'while :; do i=0; while [ $i -lt 4000 ]; do i=$((i + 1)); done; sleep 0.3; done' &
-burster=$!
-trap 'kill $burster 2>/dev/null; rm -rf "$WORK"' EXIT
-sleep 0.2
+start_burster "$name"
 comm=$(od -An -tx1 "/proc/$burster/comm" | tr -d ' \n')
 diag "the burster's comm: $comm"
 
