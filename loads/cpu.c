@@ -275,19 +275,20 @@ static int cpu_run(struct load_worker *w)
 	return 0;
 }
 
-static void cpu_stats(const struct load_instance *inst, json_t *out)
+static int cpu_stats(const struct load_instance *inst, json_t *out)
 {
 	uint64_t llc;
 	const char *src;
+	int bad = util_json_set(out, "period_ns", json_integer((json_int_t)CPU_PERIOD_NS)) |
+		  util_json_set(out, "period_jitter_ns", json_integer((json_int_t)CPU_JITTER_NS));
 
-	json_object_set_new(out, "period_ns", json_integer((json_int_t)CPU_PERIOD_NS));
-	json_object_set_new(out, "period_jitter_ns", json_integer((json_int_t)CPU_JITTER_NS));
 	if (load_opt_int(inst, "kind") != KIND_MEMORY)
-		return;
-	json_object_set_new(out, "buffer_bytes",
-			    json_integer((json_int_t)mem_buffer_bytes(inst, &llc, &src)));
-	json_object_set_new(out, "llc_bytes", json_integer((json_int_t)llc));
-	json_object_set_new(out, "llc_source", json_string(src));
+		return bad;
+	bad |= util_json_set(out, "buffer_bytes",
+			     json_integer((json_int_t)mem_buffer_bytes(inst, &llc, &src)));
+	bad |= util_json_set(out, "llc_bytes", json_integer((json_int_t)llc));
+	bad |= util_json_set(out, "llc_source", util_json_string(src));
+	return bad;
 }
 
 const struct load_ops load_cpu_ops = {

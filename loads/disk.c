@@ -68,6 +68,7 @@
 
 #include "exit.h"
 #include "load.h"
+#include "util.h"
 
 #define DISK_ALIGN 4096u
 #define DISK_MAX_WORKERS 64
@@ -550,20 +551,23 @@ static void disk_stop(struct load_instance *inst)
 	 * supervisor exits soon after. */
 }
 
-static void disk_stats(const struct load_instance *inst, json_t *out)
+static int disk_stats(const struct load_instance *inst, json_t *out)
 {
 	const struct disk_shared *sh = inst->priv;
 	bool direct;
+	int bad;
 
 	if (!sh)
-		return;
+		return 0;
 	direct = sh->o_direct && !sh->fallbacks;
-	json_object_set_new(out, "o_direct", json_boolean(direct));
+	bad = util_json_set(out, "o_direct", json_boolean(direct));
 	if (!direct)
-		json_object_set_new(out, "o_direct_reason",
-				    json_string(sh->o_direct ? sh->fallback_reason : sh->reason));
-	json_object_set_new(out, "filesystem", json_string(sh->fs));
-	json_object_set_new(out, "fsyncs", json_integer((json_int_t)sh->fsyncs));
+		bad |= util_json_set(
+		    out, "o_direct_reason",
+		    util_json_string(sh->o_direct ? sh->fallback_reason : sh->reason));
+	bad |= util_json_set(out, "filesystem", util_json_string(sh->fs));
+	bad |= util_json_set(out, "fsyncs", json_integer((json_int_t)sh->fsyncs));
+	return bad;
 }
 
 const struct load_ops load_disk_ops = {

@@ -110,8 +110,10 @@ struct load_ops {
 	void (*stop)(struct load_instance *inst);
 	/* Optional, supervisor, after .stop: extra facts for the report's
 	 * load entry (e.g. disk: whether O_DIRECT was used).  Keep it small:
-	 * it travels to rtsoak as at most 1 KiB of JSON text. */
-	void (*stats)(const struct load_instance *inst, json_t *out);
+	 * it travels to rtsoak as at most 1 KiB of JSON text.  0, or nonzero
+	 * when a value could not be added (out of memory): the report then
+	 * says the details are incomplete rather than leave them out. */
+	int (*stats)(const struct load_instance *inst, json_t *out);
 };
 
 /* NULL-terminated. */

@@ -84,6 +84,7 @@
 #include <linux/sock_diag.h>
 
 #include "load.h"
+#include "util.h"
 
 #define MS 1000000ull
 /* Datagrams per sendmmsg()/recvmmsg(). */
@@ -799,26 +800,29 @@ static void slab_stop(struct load_instance *inst)
 	closedir(dir);
 }
 
-static void slab_stats(const struct load_instance *inst, json_t *out)
+static int slab_stats(const struct load_instance *inst, json_t *out)
 {
 	enum role roles[3];
 	unsigned nroles = roles_of(inst, roles), n = (unsigned)cpuset_count(&inst->cpus);
-	json_t *pairs = json_array();
+	int bad = util_json_set(out, "workers_per_cpu", json_integer(nroles));
 
-	json_object_set_new(out, "workers_per_cpu", json_integer(nroles));
-	if (roles[0] != ROLE_SEND) {
-		json_decref(pairs);
-		return;
-	}
+	if (roles[0] != ROLE_SEND)
+		return bad;
 	/* Which CPU allocates (sends) and which frees (receives). */
-	for (unsigned k = 0; k < n; k++) {
+	json_t *pairs = json_array();
+	bad |= !pairs;
+	for (unsigned k = 0; !bad && k < n; k++) {
 		char s[32];
 		snprintf(s, sizeof(s), "%d->%d", nth_cpu(&inst->cpus, k),
 			 nth_cpu(&inst->cpus, (k + 1) % n));
-		json_array_append_new(pairs, json_string(s));
+		bad |= util_json_push(pairs, json_string(s));
 	}
-	json_object_set_new(out, "cross_cpu_pairs", pairs);
-	json_object_set_new(out, "cross_cpu", json_boolean(n > 1));
+	if (bad)
+		json_decref(pairs);
+	else
+		bad |= util_json_set(out, "cross_cpu_pairs", pairs);
+	bad |= util_json_set(out, "cross_cpu", json_boolean(n > 1));
+	return bad;
 }
 
 const struct load_ops load_slab_ops = {

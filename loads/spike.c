@@ -157,9 +157,9 @@ static int spike_run(struct load_worker *w)
 	return 0;
 }
 
-static void spike_stats(const struct load_instance *inst, json_t *out)
+static int spike_stats(const struct load_instance *inst, json_t *out)
 {
-	json_object_set_new(out, "fifo_priority", json_integer(spike_priority(inst)));
+	return util_json_set(out, "fifo_priority", json_integer(spike_priority(inst)));
 }
 
 const struct load_ops load_spike_ops = {

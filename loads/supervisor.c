@@ -290,10 +290,13 @@ static void finish(struct load_supervisor *s)
 		struct load_instance *inst = &s->inst[i];
 		if (inst->ops->stats) {
 			json_t *o = json_object();
-			inst->ops->stats(inst, o);
-			char *text = json_dumps(o, JSON_COMPACT);
-			if (text && strlen(text) < sizeof(s->sh->stats[i]))
-				memcpy(s->sh->stats[i], text, strlen(text) + 1);
+			char *text =
+			    o && !inst->ops->stats(inst, o) ? json_dumps(o, JSON_COMPACT) : NULL;
+			/* what cannot be said whole is said to be missing */
+			const char *v = text && strlen(text) < sizeof(s->sh->stats[i])
+					    ? text
+					    : "{\"incomplete\":true}";
+			memcpy(s->sh->stats[i], v, strlen(v) + 1);
 			free(text);
 			json_decref(o);
 		}
