@@ -124,7 +124,7 @@ print(len(colours), lum // n)
 EOF
 }
 
-plan 24
+plan 25
 
 "$RTSOAK" run --duration 4s --series-interval 100ms -q -o plain.json --html plain.html 2>/dev/null
 ok $? "a plain run (timer and net) with --html"
@@ -269,7 +269,7 @@ ok $? "huge page renders in ${render} ms, at most 4 empty-page browser runs (${e
 # asserted nothing and cost 20 browser runs of the huge page, minutes on a
 # busy machine: figures belong in bench/.)
 
-# --- the tuning-checks table at 800 px: every check of plain.json shown (status warn, whatever
+# --- the tuning-checks table at 800 and 1300 px: every check of plain.json shown (status warn, whatever
 # this machine passes), one observed value a path too long for any column.  Each check's name
 # is one line, whole (it was "preem / pt.mo / del" in a column a few letters wide), and the
 # table fits the window: the text columns wrap instead.  A script in a copy of the page writes
@@ -296,11 +296,13 @@ Math.round(document.getElementById("checks-table").getBoundingClientRect().right
 </script></body>"""
 open(sys.argv[2], "w").write(open(sys.argv[1]).read().replace("</body>", js))
 EOF
-browser --window-size=800,2000 --dump-dom "file://$WORK/checks-lines.html" >checks-lines.dom
-names=$(grep -o 'data-names="[^"]*"' checks-lines.dom)
-fit=$(grep -o 'data-fit="[^"]*"' checks-lines.dom)
-diag "at 800 px, check:line boxes:fits ${names:0:200}...; page scroll:client width:table right $fit"
-"$PYTHON3" - "$names" "$fit" "$(jget plain.json 'len(r["checks"])')" <<'EOF' 2>&1 | sed 's/^/# /'
+# At 800 px (narrow) and 1300 px (a laptop): the same rules.
+for w in 800 1300; do
+	browser --window-size=$w,2000 --dump-dom "file://$WORK/checks-lines.html" >checks-lines.dom
+	names=$(grep -o 'data-names="[^"]*"' checks-lines.dom)
+	fit=$(grep -o 'data-fit="[^"]*"' checks-lines.dom)
+	diag "at $w px, check:line boxes:fits ${names:0:200}...; page scroll:client width:table right $fit"
+	"$PYTHON3" - "$names" "$fit" "$(jget plain.json 'len(r["checks"])')" <<'EOF' 2>&1 | sed 's/^/# /'
 import re, sys
 rows = re.findall(r"([\w.-]+):(\d+):(\d)", sys.argv[1])
 fit = [int(x) for x in re.findall(r"\d+", sys.argv[2])]
@@ -313,5 +315,6 @@ for b in bad:
     print(b)
 sys.exit(1 if bad else 0)
 EOF
-ok ${PIPESTATUS[0]} "checks table at 800 px: every check name on one line, whole; the table fits the window"
+	ok ${PIPESTATUS[0]} "checks table at $w px: every check name on one line, whole; the table fits the window"
+done
 done_testing

@@ -4,13 +4,13 @@
 #include <config.h>
 
 #include <errno.h>
-#include <ftw.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "sysinfo.h"
 #include "tap.h"
+#include "walk_ref.h"
 
 static int check(const char *glob, int want_ok, const char *want_err)
 {
@@ -22,37 +22,6 @@ static int check(const char *glob, int want_ok, const char *want_err)
 	if (rc == -EINVAL && want_err && !strcmp(want_err, "*private*"))
 		return strstr(err, "is private to a process or the kernel") != NULL;
 	return rc == -EINVAL && !strchr(err, '\n') && (!want_err || !strcmp(err, want_err));
-}
-
-static long walk_left;
-
-static int walk_one(const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-	(void)path, (void)st, (void)flag, (void)f;
-	return --walk_left > 0 ? 0 : 1;
-}
-
-/* walk_s DIR N: the best of 3 wall times (s) of visiting N entries of DIR
- * with nftw (no symlink followed, no stat of each entry beyond nftw's own),
- * the machine's speed at walking that tree now; 0 when the walk failed. */
-static double walk_s(const char *dir, long n)
-{
-	double best = 0;
-
-	for (int i = 0; i < 3; i++) {
-		struct timespec t0, t1;
-
-		walk_left = n;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (nftw(dir, walk_one, 32, FTW_PHYS) < 0)
-			return 0;
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		double s =
-		    (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-		if (i == 0 || s < best)
-			best = s;
-	}
-	return best;
 }
 
 int main(void)
@@ -86,7 +55,7 @@ int main(void)
 	 * nftw): at most 20 times a plain walk of as many entries of
 	 * the same tree (nftw, measured here, its best of 3), far below the
 	 * unbounded walk (hundreds of times it: 37 s against 0.06 s here). */
-	double ref = walk_s("/sys", SYSINFO_RECORD_MAX_ENTRIES);
+	double ref = walk_ref_s("/sys", SYSINFO_RECORD_MAX_ENTRIES);
 	struct timespec t0, t1;
 	char err[256] = "";
 	clock_gettime(CLOCK_MONOTONIC, &t0);
