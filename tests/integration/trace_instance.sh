@@ -22,9 +22,16 @@ require_root
 	skip_all "no $TRACE_CAPTURE: rtsoak was built without tracefs (configure --with-tracefs)"
 grep -qw tracefs /proc/filesystems || skip_all "this kernel has no tracefs"
 command -v unshare >/dev/null || skip_all "needs unshare(1)"
+# With a tmpfs of its own on /run, where rtsoak keeps the owner records of
+# its instances: the SIGKILLed holder's record below is seen by this test's
+# recorders alone, so that no --trace run of another test beside it (the
+# suite runs in parallel) removes that instance first (distcheck: "removed
+# 0 stale instance(s)", the instance gone), and --cleanup sees no record of
+# theirs.
 if [ -z "${TRACE_TEST_NS:-}" ]; then
 	rm -rf "$WORK"
-	TRACE_TEST_NS=1 exec unshare -m --propagation private bash "$0" "$@"
+	TRACE_TEST_NS=1 exec unshare -m --propagation private \
+		bash -c 'mount -t tmpfs -o mode=0755 tmpfs /run && exec bash "$0" "$@"' "$0" "$@"
 fi
 
 T=/sys/kernel/tracing
