@@ -104,8 +104,9 @@ ls tmp >left
 ok $? "no temporary report left in TMPDIR ($(tr '\n' ' ' <left))"
 
 # -q without -h: the T: line cyclictest prints at the end.  tline FILE: its layout with runs of
-# spaces as one (the widths are cyclictest's, the numbers' lengths vary).
-tline() { layout "$1" | sed -e 's/99*/9/g' -e 's/  */ /g' -e 's/( /(/'; }
+# spaces as one and none after a colon (the widths are cyclictest's, the numbers' lengths vary:
+# a max of 10 ms or more fills -N's Max:%8ld and leaves no space, in either program).
+tline() { layout "$1" | sed -e 's/99*/9/g' -e 's/  */ /g' -e 's/: /:/g' -e 's/( /(/'; }
 T='^T: *[0-9]+ \( *[0-9]+\) P:[0-9]+ I:[0-9]+ C: *[0-9]+ Min: *[0-9]+ Act: *[0-9]+ Avg: *[0-9]+ Max: *[0-9]+$'
 cyclictest -q -m -p 80 -a $CPU -i 1000 -l 200 >ctq.txt 2>/dev/null
 "$RTSOAK" cyclictest -q -m -p 80 -a $CPU -i 1000 -l 200 >rsq.txt 2>rsq.err
