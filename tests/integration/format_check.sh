@@ -6,7 +6,7 @@
 [ -n "$CLANG_FORMAT" ] || skip_all "clang-format is not installed (apt-get install clang-format)"
 
 cd "$top_srcdir" || exit 1
-files=$(ls src/*.[ch] src/*/*.[ch] loads/*.[ch] reports/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] bench/*.c)
+files=$(ls src/*.[ch] src/*/*.[ch] loads/*.[ch] reports/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] bench/*.c bench/bpf/*.c)
 plan 1
 out=$("$CLANG_FORMAT" --dry-run --Werror $files 2>&1)
 rc=$?
