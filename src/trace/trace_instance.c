@@ -501,6 +501,40 @@ static unsigned count_lines(const char *s)
 	return n;
 }
 
+_Static_assert(TRACE_MAX_EVENTS <= 64, "filter_refused is a mask of 64 events");
+
+/* Each enabled event's filter as this run set it ("none" where it set
+ * none): a filter someone adds or changes drops events silently, which the
+ * attribution would take for a quiet CPU.  1 with `what` set, 0, -errno. */
+static int filters_changed(const struct trace_instance *ti, const char *dir, char *what, size_t len)
+{
+	char file[TRACE_EVNAME_LEN + 32], got[TRACE_FILTER_LEN + 1], esc[160];
+
+	for (unsigned i = 0; i < ti->nevents; i++) {
+		const char *want = trace_instance_filter_of(ti, ti->events[i]), *colon;
+		bool more = false;
+		int r;
+
+		colon = strchr(ti->events[i], ':');
+		if (!colon || (ti->filter_refused & (1ull << i)))
+			continue;
+		snprintf(file, sizeof(file), "events/%.*s/%s/filter", (int)(colon - ti->events[i]),
+			 ti->events[i], colon + 1);
+		r = read_small(dir, file, got, sizeof(got), &more);
+		if (r == -ENOENT) /* ftrace:kernel_stack has no filter */
+			continue;
+		if (r)
+			return r;
+		if (!more && !strcmp(got, want ? want : "none"))
+			continue;
+		util_errf(what, len, "the filter of %s in its instance %s was changed to '%s%s'",
+			  ti->events[i], ti->name, util_escape(got, esc, sizeof(esc)),
+			  more ? "..." : "");
+		return 1;
+	}
+	return 0;
+}
+
 int trace_instance_check(const struct trace_instance *ti, char *what, size_t len)
 {
 	char dir[PATH_MAX + 64], on[16], clock[256], kb[64], mask[256], esc[128];
@@ -551,7 +585,7 @@ int trace_instance_check(const struct trace_instance *ti, char *what, size_t len
 			  "start)",
 			  ti->name, count_lines(events), count_lines(ti->want_events));
 	else
-		r = 0;
+		r = filters_changed(ti, dir, what, len);
 	free(events);
 	return r;
 }
@@ -621,6 +655,9 @@ static int write_filter(struct trace_instance *ti, const char *event, const char
 	if (tracefs_event_file_write(ti->inst, sys, name, "filter", filter) < 0) {
 		int r = errno ? -errno : -EIO;
 
+		for (unsigned i = 0; i < ti->nevents; i++)
+			if (!strcmp(ti->events[i], event))
+				ti->filter_refused |= 1ull << i;
 		util_errf(err, errlen,
 			  "tracefs: cannot set the filter '%s' on %s in instance %s: %s", filter,
 			  event, ti->name, strerror(-r));

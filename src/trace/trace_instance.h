@@ -90,6 +90,9 @@ struct trace_instance {
 	int64_t mono_offset_ns;
 	unsigned nfilters; /* trace_instance_filter_probes */
 	struct trace_filter filters[TRACE_MAX_FILTERS];
+	/* events[i] whose filter the kernel refused (bit i): their filter
+	 * file holds the kernel's error, which trace_instance_check leaves */
+	uint64_t filter_refused;
 	/* What start left in the instance, for trace_instance_check. */
 	bool started;
 	char want_kb[64], want_mask[256], want_events[TRACE_MAX_EVENTS * TRACE_EVNAME_LEN];

@@ -6,8 +6,9 @@
 #  - a second traced run in a PID namespace (where the first run's pid does
 #    not exist) leaves the first run's instance on, and the first run
 #    attributes its spikes as usual;
-#  - a live run whose instance someone changes (tracing_on to 0) says so in
-#    its summary and its report's warnings;
+#  - a live run whose instance someone changes (tracing_on to 0, or a
+#    filter added to one of its events) says so in its summary and its
+#    report's warnings;
 #  - a SIGKILLed run's instance (and owner record) is removed by the next
 #    run, also when the killed run was pid 1 of a PID namespace;
 #  - without a writable /run for the record, --trace exits 3 before measuring;
@@ -26,7 +27,7 @@ case "$err" in *"built without tracefs"*) skip_all "rtsoak was built without tra
 private_run "$@"
 T=/sys/kernel/tracing
 [ "$(stat -f -c %T $T)" = tracefs ] || mount -t tracefs nodev $T || exit 1
-plan 19
+plan 21
 cd "$WORK" || exit 1
 # Instances this test made or saw appear, removed at the end.
 made=()
@@ -106,6 +107,24 @@ grep -q "tracing_on of its instance $cinst was set to 0" c.out c.err
 ok $? "and so does its summary ($(grep -h -- '--trace:' c.out c.err | head -c 200))"
 validate c.json
 ok $? "its report is schema-valid"
+
+# A filter added to an event the run left unfiltered drops that event as
+# surely as tracing_on 0 drops them all: the run says so too.
+insts >before.f
+"$RTSOAK" run --trace --probes timer --cpus 1 --duration 4s -o f.json >f.out 2>f.err &
+fpid=$!
+wait_until 5 has_new before.f $fpid
+finst=$(new_inst before.f $fpid)
+[ -n "$finst" ] && made+=("$finst")
+sleep 2
+echo "vec == 99" >"$T/instances/$finst/events/irq/softirq_entry/filter"
+wait $fpid
+w=$(jget f.json '[w for w in r["run"]["warnings"] if w.startswith("--trace:")]')
+[[ "$w" == *"the filter of irq:softirq_entry in its instance $finst was changed to 'vec == 99'"* ]]
+ok $? "a filter added mid-run: the report's warnings say so ($w)"
+grep -q "the filter of irq:softirq_entry in its instance $finst was changed" f.out f.err &&
+	validate f.json
+ok $? "and so does its summary, and the report is schema-valid ($(grep -h -- '--trace:' f.out f.err | head -c 200))"
 
 # --- a killed run's instance is removed by the next run ---------------------
 insts >before.k
