@@ -222,10 +222,10 @@ static json_t *cpus_json(const struct attrib_result *r)
 
 	for (unsigned i = 0; !bad && i < r->ncpus; i++) {
 		const struct attrib_cpu_runq *c = &r->cpus[i];
-		bad |= util_json_push(v, json_pack("{s:i, s:b, s:o, s:b}", "cpu", c->cpu, "known",
-						   c->known, "runnable",
-						   runq_json(c->runq, c->nrunq),
-						   "runnable_truncated", c->runq_more));
+		bad |=
+		    util_json_push(v, json_pack("{s:i, s:b, s:o, s:b}", "cpu", c->cpu, "known",
+						c->known, "runnable", runq_json(c->runq, c->nrunq),
+						"runnable_truncated", c->runq_more));
 	}
 	if (bad) {
 		json_decref(v);

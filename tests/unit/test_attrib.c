@@ -1413,7 +1413,8 @@ static void test_other_cpu(void)
 	in.ev = lost;
 	in.nev = n + 1;
 	attrib_runq_at(&in, &out);
-	ok(!out.known && out.nrunq == 0, "other CPU: not known when events were lost before the deadline");
+	ok(!out.known && out.nrunq == 0,
+	   "other CPU: not known when events were lost before the deadline");
 	/* a loss after the deadline does not matter */
 	in.at_ns = D - 300000;
 	attrib_runq_at(&in, &out);
@@ -1471,8 +1472,9 @@ static void test_other_cpu_same(void)
 	for (unsigned k = 0; same && k < r.nrunq; k++)
 		same = task_is(&out.runq[k], r.runq[k].pid, r.runq[k].name, r.runq[k].policy,
 			       r.runq[k].rt_priority, r.runq[k].running);
-	ok(same && out.known, "irq-thread: attrib_runq_at on the spike's own CPU gives its runnable "
-			      "(%u and %u tasks)",
+	ok(same && out.known,
+	   "irq-thread: attrib_runq_at on the spike's own CPU gives its runnable "
+	   "(%u and %u tasks)",
 	   out.nrunq, r.nrunq);
 	free(f);
 }
