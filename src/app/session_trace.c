@@ -28,6 +28,13 @@
 /* Events after the wake-up that must be in before a spike is explained
  * (its own switch-in and clock read are just before it). */
 #define SESSION_TRACE_AFTER_NS (200 * NSEC_PER_USEC)
+/* How much longer a spike waits for the other measured CPUs' events to be
+ * in up to its deadline (their run queues, attrib_result.cpus): an empty
+ * CPU's horizon lags its poll by 1 ms, so a spike just before a poll would
+ * find the others not known; the next poll brings them.  Bounded, so that
+ * a CPU that never catches up delays nothing by more than a few ticks
+ * (its entry then says not known). */
+#define SESSION_TRACE_OTHERS_NS (200 * NSEC_PER_MSEC)
 /* Per CPU: longer than any housekeeping stall short of a checkpoint of a
  * huge report, so that a spike's events are still held when it is drained. */
 #define SESSION_TRACE_WINDOW_MS 1000u
@@ -334,14 +341,23 @@ static void explain_ready(struct session *s, bool all)
 {
 	struct session_trace *tr = s->trace;
 
+	/* how far every measured CPU's events are in */
+	uint64_t every = UINT64_MAX;
+	for (int c = cpuset_next(&s->cfg->cpus, 0); c >= 0; c = cpuset_next(&s->cfg->cpus, c + 1)) {
+		uint64_t h = trace_recorder_horizon(tr->rec, c);
+		every = h < every ? h : every;
+	}
 	for (unsigned i = 0; i < s->nthreads && i < tr->nthr && s->series; i++) {
 		const struct series *se = &s->series[i];
 		uint64_t horizon = trace_recorder_horizon(tr->rec, s->threads[i].cpu);
 		while (tr->next[i] < se->nspikes) {
 			const struct series_spike *sp = &se->spikes[tr->next[i]];
-			uint64_t wake =
-			    s->t0 + sp->t_ns + (s->threads[i].ops->at_wakeup ? 0 : sp->latency_ns);
-			if (!all && horizon < wake + SESSION_TRACE_AFTER_NS)
+			bool at_wakeup = s->threads[i].ops->at_wakeup;
+			uint64_t wake = s->t0 + sp->t_ns + (at_wakeup ? 0 : sp->latency_ns);
+			uint64_t deadline = s->t0 + sp->t_ns - (at_wakeup ? sp->latency_ns : 0);
+			if (!all && (horizon < wake + SESSION_TRACE_AFTER_NS ||
+				     (every < deadline &&
+				      horizon < wake + SESSION_TRACE_AFTER_NS + SESSION_TRACE_OTHERS_NS)))
 				break;
 			explain(s, i, sp);
 			tr->next[i]++;
