@@ -356,8 +356,8 @@ static void explain_ready(struct session *s, bool all)
 			uint64_t wake = s->t0 + sp->t_ns + (at_wakeup ? 0 : sp->latency_ns);
 			uint64_t deadline = s->t0 + sp->t_ns - (at_wakeup ? sp->latency_ns : 0);
 			if (!all && (horizon < wake + SESSION_TRACE_AFTER_NS ||
-				     (every < deadline &&
-				      horizon < wake + SESSION_TRACE_AFTER_NS + SESSION_TRACE_OTHERS_NS)))
+				     (every < deadline && horizon < wake + SESSION_TRACE_AFTER_NS +
+									SESSION_TRACE_OTHERS_NS)))
 				break;
 			explain(s, i, sp);
 			tr->next[i]++;
