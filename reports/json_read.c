@@ -1014,6 +1014,8 @@ static int read_checks(struct rd *rd, struct report *r, json_t *root)
 #define ATTRIB_CAUSES_MAX 65536
 #define ATTRIB_TOP_MAX RECORDER_TOP_MAX
 #define ATTRIB_CONTRIB_MAX 64
+/* top[].cpus: the other measured CPUs of a spike (8 written, a margin) */
+#define ATTRIB_CPUS_MAX 64
 #define ATTRIB_TIMELINE_MAX 4096
 #define ATTRIB_TEXT_MAX 1024 /* bytes of a cause, verdict or tracer string */
 #define ATTRIB_IRQ_AT_MAX 64 /* functions of a cause's irq_at (rtsoak keeps 8) */
@@ -1436,6 +1438,50 @@ static int read_runnable(struct rd *rd, json_t *t, const char *where)
 	return 0;
 }
 
+/* top[].cpus (reports since it existed): each other measured CPU at the
+ * deadline, its number, whether its window covered the moment, and its
+ * run queue as top[].runnable's (empty when not known). */
+static int read_cpus(struct rd *rd, json_t *t, const char *where)
+{
+	json_t *cpus, *c, *v;
+	char w[240], path[280];
+	size_t i;
+	int rc;
+
+	if (!json_object_get(t, "cpus"))
+		return 0;
+	if ((rc = get_array(rd, t, "cpus", where, ATTRIB_CPUS_MAX,
+			    "holds more than the limit of 64 CPUs", &cpus)))
+		return rc;
+	json_array_foreach (cpus, i, c) {
+		snprintf(w, sizeof(w), "%s.cpus[%zu]", where, i);
+		if (!json_is_object(c))
+			return fail(rd, w, "is not an object");
+		v = json_object_get(c, "cpu");
+		snprintf(path, sizeof(path), "%s.cpu", w);
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			return fail(rd, path, v ? "is not a CPU number" : "is missing");
+		static const char *const flags[] = { "known", "runnable_truncated" };
+		for (unsigned n = 0; n < 2; n++) {
+			v = json_object_get(c, flags[n]);
+			snprintf(path, sizeof(path), "%s.%s", w, flags[n]);
+			if (!json_is_boolean(v))
+				return fail(rd, path, v ? "is not a boolean" : "is missing");
+		}
+		snprintf(path, sizeof(path), "%s.runnable", w);
+		if (!json_object_get(c, "runnable"))
+			return fail(rd, path, "is missing");
+		if ((rc = read_runnable(rd, c, w)))
+			return rc;
+	}
+	v = json_object_get(t, "cpus_truncated");
+	if (v && !json_is_boolean(v)) {
+		snprintf(path, sizeof(path), "%s.cpus_truncated", where);
+		return fail(rd, path, "is not a boolean");
+	}
+	return 0;
+}
+
 /* top[].timeline (reports since it existed): [off_ns, ns, contributor
  * index or null] in time order, not overlapping, inside the latency, each
  * index naming one of the spike's contributors: what the views draw. */
@@ -1502,7 +1548,7 @@ static int read_attrib_top(struct rd *rd, json_t *s, const char *where)
 		    (rc = get_text(rd, t, "cause", w, ATTRIB_TEXT_MAX, true, &str)) ||
 		    (rc = get_text(rd, t, "verdict", w, ATTRIB_TEXT_MAX, false, &str)) ||
 		    (rc = read_contributors(rd, t, w)) || (rc = read_timeline(rd, t, w)) ||
-		    (rc = read_runnable(rd, t, w)) ||
+		    (rc = read_runnable(rd, t, w)) || (rc = read_cpus(rd, t, w)) ||
 		    (json_object_get(t, "steal_ns") &&
 		     ((rc = get_u64_or_null(rd, t, "steal_ns", w)) ||
 		      (rc = get_u64_or_null(rd, t, "steal_span_ns", w)))) ||

@@ -28,6 +28,13 @@
 /* Events after the wake-up that must be in before a spike is explained
  * (its own switch-in and clock read are just before it). */
 #define SESSION_TRACE_AFTER_NS (200 * NSEC_PER_USEC)
+/* How much longer a spike waits for the other measured CPUs' events to be
+ * in up to its deadline (their run queues, attrib_result.cpus): an empty
+ * CPU's horizon lags its poll by 1 ms, so a spike just before a poll would
+ * find the others not known; the next poll brings them.  Bounded, so that
+ * a CPU that never catches up delays nothing by more than a few ticks
+ * (its entry then says not known). */
+#define SESSION_TRACE_OTHERS_NS (200 * NSEC_PER_MSEC)
 /* Per CPU: longer than any housekeeping stall short of a checkpoint of a
  * huge report, so that a spike's events are still held when it is drained. */
 #define SESSION_TRACE_WINDOW_MS 1000u
@@ -220,6 +227,37 @@ static bool steal_over(const struct session_trace *tr, int cpu, uint64_t from, u
 	return true;
 }
 
+/* What every other measured CPU ran and had runnable at a kept spike's
+ * deadline (rtla's --dump-tasks): each one's window up to the deadline,
+ * led by its last switch before it, through the same run-queue rebuild
+ * as the spike's own CPU (attrib_runq_at).  The first ATTRIB_MAX_CPUS of
+ * them; tr->buf is free again once the spike's own analysis is done. */
+static void other_cpus(struct session *s, int cpu, uint64_t deadline, struct attrib_result *res)
+{
+	struct session_trace *tr = s->trace;
+	uint64_t from = deadline > ATTRIB_LOOKBACK_NS ? deadline - ATTRIB_LOOKBACK_NS : 0;
+
+	for (int c = cpuset_next(&s->cfg->cpus, 0); c >= 0; c = cpuset_next(&s->cfg->cpus, c + 1)) {
+		struct trace_window_info info = { 0 };
+		struct attrib_runq_input in = { .cpu = c, .at_ns = deadline, .ev = tr->buf };
+
+		if (c == cpu)
+			continue;
+		if (res->ncpus == ATTRIB_MAX_CPUS) {
+			res->cpus_more = true;
+			break;
+		}
+		size_t lead = trace_recorder_last(tr->rec, c, from, TEV_SWITCH, tr->buf) == 1;
+		long n = trace_recorder_window(tr->rec, c, from, deadline, tr->buf + lead,
+					       SESSION_TRACE_EVENTS - lead, &info);
+		in.nev = n >= 0 ? (size_t)n + lead : 0;
+		/* all of the window copied, none of it lost or evicted */
+		in.covered = n >= 0 && info.covered && !info.lost_inside && info.total == (size_t)n;
+		in.complete_ns = trace_recorder_horizon(tr->rec, c);
+		attrib_runq_at(&in, &res->cpus[res->ncpus++]);
+	}
+}
+
 /* Explain spike k of thread i's series: its window from the recorder,
  * then the analysis, then the counts of its phase and of "all". */
 static void explain(struct session *s, unsigned i, const struct series_spike *sp)
@@ -290,6 +328,9 @@ static void explain(struct session *s, unsigned i, const struct series_spike *sp
 	uint64_t thr = se->threshold_ns;
 	unsigned ph = phase_at(&s->phases, sp->t_ns);
 	struct attrib_agg *a = &tr->agg[(size_t)i * tr->nagg];
+	if (res.status == ATTRIB_OK && (attrib_agg_keeps(&a[ph], sp->latency_ns) ||
+					attrib_agg_keeps(&a[tr->nagg - 1], sp->latency_ns)))
+		other_cpus(s, t->cpu, in.deadline_ns, &res);
 	(void)attrib_agg_add(&a[ph], sp->t_ns, sp->latency_ns, thr, &res);
 	(void)attrib_agg_add(&a[tr->nagg - 1], sp->t_ns, sp->latency_ns, thr, &res);
 }
@@ -300,14 +341,23 @@ static void explain_ready(struct session *s, bool all)
 {
 	struct session_trace *tr = s->trace;
 
+	/* how far every measured CPU's events are in */
+	uint64_t every = UINT64_MAX;
+	for (int c = cpuset_next(&s->cfg->cpus, 0); c >= 0; c = cpuset_next(&s->cfg->cpus, c + 1)) {
+		uint64_t h = trace_recorder_horizon(tr->rec, c);
+		every = h < every ? h : every;
+	}
 	for (unsigned i = 0; i < s->nthreads && i < tr->nthr && s->series; i++) {
 		const struct series *se = &s->series[i];
 		uint64_t horizon = trace_recorder_horizon(tr->rec, s->threads[i].cpu);
 		while (tr->next[i] < se->nspikes) {
 			const struct series_spike *sp = &se->spikes[tr->next[i]];
-			uint64_t wake =
-			    s->t0 + sp->t_ns + (s->threads[i].ops->at_wakeup ? 0 : sp->latency_ns);
-			if (!all && horizon < wake + SESSION_TRACE_AFTER_NS)
+			bool at_wakeup = s->threads[i].ops->at_wakeup;
+			uint64_t wake = s->t0 + sp->t_ns + (at_wakeup ? 0 : sp->latency_ns);
+			uint64_t deadline = s->t0 + sp->t_ns - (at_wakeup ? sp->latency_ns : 0);
+			if (!all && (horizon < wake + SESSION_TRACE_AFTER_NS ||
+				     (every < deadline && horizon < wake + SESSION_TRACE_AFTER_NS +
+									SESSION_TRACE_OTHERS_NS)))
 				break;
 			explain(s, i, sp);
 			tr->next[i]++;

@@ -39,6 +39,19 @@ struct running {
 	uint32_t arg; /* its work_struct's / timer_list's address, low 32 bits */
 };
 
+/* A run queue as a CPU's events show it (attrib_result.runq,
+ * attrib_cpu_runq): the first ATTRIB_RQ tasks seen, more when there were
+ * others.  rq_event keeps it, for the spike's CPU and any other alike. */
+struct runq {
+	struct rq_task {
+		int32_t pid, prio;
+		const char *comm;
+		bool running;
+	} t[ATTRIB_RQ];
+	unsigned n;
+	bool more;
+};
+
 struct frame {
 	enum attrib_kind kind;
 	uint32_t id;
@@ -83,15 +96,9 @@ struct sweep {
 	} irqw[ATTRIB_IRQW];
 	unsigned nirqw;
 	const struct trace_ev *prev; /* the event before the one being stepped */
-	/* the run queue as the events show it (attrib_result.runq): the
-	 * first ATTRIB_RQ tasks seen, the rest counted in rq_more */
-	struct rq_task {
-		int32_t pid, prio;
-		const char *comm;
-		bool running;
-	} rq[ATTRIB_RQ];
-	unsigned nrq;
-	bool rq_more, rq_taken;
+	/* the run queue as the events show it (attrib_result.runq) */
+	struct runq rq;
+	bool rq_taken;
 	/* a work item or callback run in task context (a kworker's), by task
 	 * fn_pid: it goes on when that task is switched back in */
 	struct running task_fn;
@@ -379,46 +386,77 @@ static enum attrib_kind exit_kind(unsigned type)
 }
 
 /* pid is on the run queue (running: on the CPU), or leaves it (!add). */
-static void rq_note(struct sweep *s, int32_t pid, int32_t prio, const char *comm, bool add,
+static void rq_note(struct runq *q, int32_t pid, int32_t prio, const char *comm, bool add,
 		    bool running)
 {
 	unsigned i;
 
 	if (pid <= 0) /* the idle task is no task of the queue */
 		return;
-	for (i = 0; i < s->nrq && s->rq[i].pid != pid; i++)
+	for (i = 0; i < q->n && q->t[i].pid != pid; i++)
 		;
 	if (!add) {
-		if (i < s->nrq)
-			s->rq[i] = s->rq[--s->nrq];
+		if (i < q->n)
+			q->t[i] = q->t[--q->n];
 		return;
 	}
 	if (running) /* one task on the CPU: the one before is not any more */
-		for (unsigned k = 0; k < s->nrq; k++)
-			s->rq[k].running = false;
-	if (i == s->nrq) {
-		if (s->nrq == ATTRIB_RQ) {
-			s->rq_more = true;
+		for (unsigned k = 0; k < q->n; k++)
+			q->t[k].running = false;
+	if (i == q->n) {
+		if (q->n == ATTRIB_RQ) {
+			q->more = true;
 			return;
 		}
-		s->nrq++;
+		q->n++;
 	}
-	s->rq[i] = (struct rq_task){ pid, prio, comm ? comm : "", running };
+	q->t[i] = (struct rq_task){ pid, prio, comm ? comm : "", running };
 }
 
-/* The run queue of the events so far, into out (attrib_result.runq). */
-static void rq_take(struct sweep *s, struct attrib_result *out)
+/* The run queue as it starts: before the first switch of the window (first
+ * NULL: none) its prev held the CPU. */
+static void rq_start(struct runq *q, const struct trace_ev *first)
+{
+	memset(q, 0, sizeof(*q));
+	if (first)
+		rq_note(q, first->pid2, first->prio2, first->name2, true, true);
+}
+
+/* One event of `cpu` on its run queue: a switch puts the next on the CPU
+ * and keeps the prev queued only when it was preempted (prev_state
+ * TASK_RUNNING, maybe with TASK_REPORT_MAX: "R+"), else it sleeps; a waking
+ * or wakeup whose target (arg) is this CPU queues the woken.  Any other
+ * event leaves it as it is. */
+static void rq_event(struct runq *q, const struct trace_ev *e, int cpu)
+{
+	switch (e->type) {
+	case TEV_SWITCH:
+		rq_note(q, e->pid2, e->prio2, e->name2, (e->arg & 0xff) == 0, false);
+		rq_note(q, e->pid, e->prio, e->name, true, true);
+		break;
+	case TEV_WAKING:
+	case TEV_WAKEUP:
+		if (e->arg == (uint32_t)cpu)
+			rq_note(q, e->pid, e->prio, e->name, true, false);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The run queue q into out (at most ATTRIB_MAX_RUNQ, *nout of them; *more
+ * when some were left out): the task on the CPU first, then by the
+ * kernel's prio (lower runs first), then pid. */
+static void rq_take(const struct runq *q, struct attrib_task *out, unsigned *nout, bool *more)
 {
 	unsigned ord[ATTRIB_RQ], n = 0;
 
-	s->rq_taken = true;
-	for (unsigned i = 0; i < s->nrq; i++) {
-		const struct rq_task *t = &s->rq[i];
+	for (unsigned i = 0; i < q->n; i++) {
+		const struct rq_task *t = &q->t[i];
 		unsigned k = n++;
 
-		/* running first, then the kernel's prio (lower runs first), pid */
 		while (k > 0) {
-			const struct rq_task *u = &s->rq[ord[k - 1]];
+			const struct rq_task *u = &q->t[ord[k - 1]];
 			if (u->running > t->running ||
 			    (u->running == t->running &&
 			     (u->prio < t->prio || (u->prio == t->prio && u->pid < t->pid))))
@@ -428,11 +466,11 @@ static void rq_take(struct sweep *s, struct attrib_result *out)
 		}
 		ord[k] = i;
 	}
-	out->nrunq = 0;
-	out->runq_more = s->rq_more || n > ATTRIB_MAX_RUNQ;
+	*nout = 0;
+	*more = q->more || n > ATTRIB_MAX_RUNQ;
 	for (unsigned i = 0; i < n && i < ATTRIB_MAX_RUNQ; i++) {
-		const struct rq_task *t = &s->rq[ord[i]];
-		struct attrib_task *o = &out->runq[out->nrunq++];
+		const struct rq_task *t = &q->t[ord[i]];
+		struct attrib_task *o = &out[(*nout)++];
 
 		memset(o, 0, sizeof(*o));
 		o->pid = t->pid;
@@ -440,6 +478,45 @@ static void rq_take(struct sweep *s, struct attrib_result *out)
 		task_policy(t->prio, &o->policy, &o->rt_priority);
 		snprintf(o->name, sizeof(o->name), "%s", t->comm);
 	}
+}
+
+/* The spike's own CPU at its deadline (attrib_result.runq). */
+static void sweep_take_rq(struct sweep *s, struct attrib_result *out)
+{
+	s->rq_taken = true;
+	rq_take(&s->rq, out->runq, &out->nrunq, &out->runq_more);
+}
+
+void attrib_runq_at(const struct attrib_runq_input *in, struct attrib_cpu_runq *out)
+{
+	const struct trace_ev *first = NULL;
+	struct runq q;
+	size_t i, end = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->cpu = in->cpu;
+	/* Covered: nothing evicted, the recorder read past the moment and no
+	 * event was lost up to it (what ran after a loss is not known). */
+	out->known = in->covered && in->complete_ns >= in->at_ns;
+	for (i = 0; i < in->nev && in->ev[i].ts <= in->at_ns; i++) {
+		const struct trace_ev *e = &in->ev[i];
+
+		if (e->cpu != (unsigned)in->cpu)
+			continue;
+		if (e->type == TEV_LOST)
+			out->known = false;
+		if (e->type == TEV_SWITCH && !first)
+			first = e;
+		end = i + 1;
+	}
+	if (!out->known)
+		return;
+	/* As attrib_analyse does up to the deadline: the events at it count. */
+	rq_start(&q, first);
+	for (i = 0; i < end; i++)
+		if (in->ev[i].cpu == (unsigned)in->cpu)
+			rq_event(&q, &in->ev[i], in->cpu);
+	rq_take(&q, out->runq, &out->nrunq, &out->runq_more);
 }
 
 /* A threaded IRQ handler woken: by what this CPU ran then, the hard IRQ
@@ -542,11 +619,7 @@ static void step(struct sweep *s, const struct trace_ev *e, uint64_t *t)
 	*t = e->ts;
 	switch (e->type) {
 	case TEV_SWITCH:
-		/* The prev stays runnable when it was preempted (prev_state
-		 * TASK_RUNNING, maybe with TASK_REPORT_MAX: "R+"), else it
-		 * sleeps; the next runs. */
-		rq_note(s, e->pid2, e->prio2, e->name2, (e->arg & 0xff) == 0, false);
-		rq_note(s, e->pid, e->prio, e->name, true, true);
+		rq_event(&s->rq, e, s->in->cpu);
 		/* A switch runs in task context: any frame still open lost its
 		 * exit. */
 		s->depth = 0;
@@ -579,9 +652,7 @@ static void step(struct sweep *s, const struct trace_ev *e, uint64_t *t)
 	case TEV_WAKEUP:
 		if (e->type == TEV_WAKING && !strncmp(e->name, "irq/", 4))
 			note_irq_waking(s, e);
-		/* woken onto this CPU: runnable here (arg: the target CPU) */
-		if (e->arg == (uint32_t)s->in->cpu)
-			rq_note(s, e->pid, e->prio, e->name, true, false);
+		rq_event(&s->rq, e, s->in->cpu); /* woken onto this CPU: runnable here */
 		break;
 	case TEV_WORK_START:
 	case TEV_TIMER_ENTRY: {
@@ -1138,8 +1209,8 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 		s.pid = first_sw->pid2;
 		s.prio = first_sw->prio2;
 		s.comm = first_sw->name2;
-		rq_note(&s, s.pid, s.prio, s.comm, true, true);
 	}
+	rq_start(&s.rq, first_sw);
 	for (i = 0; i < in->nev; i++) {
 		const struct trace_ev *e = &in->ev[i];
 
@@ -1154,7 +1225,7 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 			virt_switch(&s, &t);
 		/* the run queue as it was at the deadline */
 		if (!s.rq_taken && e->ts > in->deadline_ns)
-			rq_take(&s, out);
+			sweep_take_rq(&s, out);
 		step(&s, e, &t);
 		s.prev = e;
 		if (e->type == TEV_SWITCH)
@@ -1169,7 +1240,7 @@ int attrib_analyse(const struct attrib_input *in, struct attrib_result *out)
 	if (s.virt_ns != NONE)
 		virt_switch(&s, &t);
 	if (!s.rq_taken)
-		rq_take(&s, out);
+		sweep_take_rq(&s, out);
 	credit(&s, t, in->wake_ns);
 
 	/* Largest first; ties in the order found.  An index sort, so that

@@ -149,6 +149,34 @@ struct attrib_task {
 	char name[TEV_NAME_LEN];
 };
 
+/* Another measured CPU at a spike's deadline (rtla's --dump-tasks dumps
+ * every CPU): its run queue rebuilt from its own window of events up to
+ * the deadline, as attrib_result.runq is for the spike's CPU.  known: that
+ * CPU's window covered the moment (its events from the window's start to
+ * the deadline are all held: nothing evicted, nothing lost, the recorder
+ * has read past the deadline); when not, runq is empty. */
+#define ATTRIB_MAX_CPUS 8
+struct attrib_cpu_runq {
+	int cpu;
+	bool known;
+	bool runq_more; /* as attrib_result.runq_more */
+	unsigned nrunq;
+	struct attrib_task runq[ATTRIB_MAX_RUNQ];
+};
+
+/* The input of attrib_runq_at: one other CPU's events. */
+struct attrib_runq_input {
+	int cpu;
+	/* that CPU's events, sorted by ts, from the window's start (the
+	 * CPU's last switch before it may lead) up to at least at_ns; events
+	 * after at_ns, or of another CPU, are not looked at */
+	const struct trace_ev *ev;
+	size_t nev;
+	uint64_t at_ns;	      /* the spike's deadline */
+	uint64_t complete_ns; /* every event of the CPU up to this is in the recorder */
+	bool covered;	      /* nothing from the window's start on was evicted */
+};
+
 struct attrib_result {
 	enum attrib_status status;
 	/* The split, each UINT64_MAX when its anchor is missing:
@@ -193,11 +221,22 @@ struct attrib_result {
 	struct attrib_task runq[ATTRIB_MAX_RUNQ];
 	unsigned nrunq;
 	bool runq_more;
+	/* The other measured CPUs at the deadline, in CPU order, as far as
+	 * the caller filled them (attrib_runq_at for each; attrib_analyse
+	 * leaves none): the first ATTRIB_MAX_CPUS, cpus_more when there were
+	 * more. */
+	struct attrib_cpu_runq cpus[ATTRIB_MAX_CPUS];
+	unsigned ncpus;
+	bool cpus_more;
 };
 
 /* 0 (out->status says whether it could be attributed) or -EINVAL for an
  * input that makes no sense (wake before deadline). */
 int attrib_analyse(const struct attrib_input *in, struct attrib_result *out);
+/* What another CPU ran and had runnable at in->at_ns, by the same
+ * reconstruction as attrib_result.runq, into *out (out->known says whether
+ * the window covered the moment).  Housekeeping only, like the rest. */
+void attrib_runq_at(const struct attrib_runq_input *in, struct attrib_cpu_runq *out);
 /* irq_at names a kernel function (not "", "user" or "?"): the verdict
  * says it, the causes table counts it. */
 bool attrib_irq_at_known(const char *irq_at);

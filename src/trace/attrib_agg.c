@@ -54,9 +54,9 @@ static void keep_top(struct attrib_agg *a, uint64_t t_ns, uint64_t latency_ns,
 {
 	unsigned at = a->ntop;
 
+	if (!attrib_agg_keeps(a, latency_ns))
+		return;
 	if (a->ntop == ATTRIB_AGG_TOP) {
-		if (latency_ns <= a->top[ATTRIB_AGG_TOP - 1].latency_ns)
-			return;
 		at = ATTRIB_AGG_TOP - 1;
 	} else {
 		a->ntop++;
@@ -66,6 +66,11 @@ static void keep_top(struct attrib_agg *a, uint64_t t_ns, uint64_t latency_ns,
 		at--;
 	}
 	a->top[at] = (struct attrib_agg_top){ .t_ns = t_ns, .latency_ns = latency_ns, .res = *res };
+}
+
+bool attrib_agg_keeps(const struct attrib_agg *a, uint64_t latency_ns)
+{
+	return a->ntop < ATTRIB_AGG_TOP || latency_ns > a->top[ATTRIB_AGG_TOP - 1].latency_ns;
 }
 
 int attrib_agg_add(struct attrib_agg *a, uint64_t t_ns, uint64_t latency_ns, uint64_t threshold_ns,
@@ -188,18 +193,39 @@ static json_t *contributor_json(const struct attrib_contrib *c)
 	return o;
 }
 
-/* The run queue at the deadline: [{pid, name, policy, priority, running}]. */
-static json_t *runq_json(const struct attrib_result *r)
+/* A run queue at the deadline: [{pid, name, policy, priority, running}]. */
+static json_t *runq_json(const struct attrib_task *q, unsigned n)
 {
 	json_t *v = json_array();
 	int bad = !v;
 
-	for (unsigned i = 0; !bad && i < r->nrunq; i++) {
-		const struct attrib_task *k = &r->runq[i];
+	for (unsigned i = 0; !bad && i < n; i++) {
+		const struct attrib_task *k = &q[i];
 		bad |= util_json_push(v, json_pack("{s:i, s:o, s:s, s:i, s:b}", "pid", (int)k->pid,
 						   "name", util_json_string(k->name), "policy",
 						   policy_name(k->policy), "priority",
 						   k->rt_priority, "running", k->running));
+	}
+	if (bad) {
+		json_decref(v);
+		return NULL;
+	}
+	return v;
+}
+
+/* The other measured CPUs at the deadline: [{cpu, known, runnable,
+ * runnable_truncated}], as the spike's own runnable. */
+static json_t *cpus_json(const struct attrib_result *r)
+{
+	json_t *v = json_array();
+	int bad = !v;
+
+	for (unsigned i = 0; !bad && i < r->ncpus; i++) {
+		const struct attrib_cpu_runq *c = &r->cpus[i];
+		bad |=
+		    util_json_push(v, json_pack("{s:i, s:b, s:o, s:b}", "cpu", c->cpu, "known",
+						c->known, "runnable", runq_json(c->runq, c->nrunq),
+						"runnable_truncated", c->runq_more));
 	}
 	if (bad) {
 		json_decref(v);
@@ -235,8 +261,10 @@ static json_t *top_json(const struct attrib_agg_top *t)
 		bad |= util_json_set(o, "steal_span_ns", ns_or_null(t->res.steal_span_ns));
 		bad |= util_json_set(
 		    o, "irq_at", *t->res.irq_at ? util_json_string(t->res.irq_at) : json_null());
-		bad |= util_json_set(o, "runnable", runq_json(&t->res));
+		bad |= util_json_set(o, "runnable", runq_json(t->res.runq, t->res.nrunq));
 		bad |= util_json_set(o, "runnable_truncated", json_boolean(t->res.runq_more));
+		bad |= util_json_set(o, "cpus", cpus_json(&t->res));
+		bad |= util_json_set(o, "cpus_truncated", json_boolean(t->res.cpus_more));
 	}
 	json_decref(contrib);
 	json_decref(tl);

@@ -14,6 +14,7 @@
 #define RTSOAK_ATTRIB_AGG_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "attrib.h"
@@ -62,6 +63,11 @@ struct attrib_agg {
  * with its analysis.  0 or -ENOMEM (then the spike is counted, not kept). */
 int attrib_agg_add(struct attrib_agg *a, uint64_t t_ns, uint64_t latency_ns, uint64_t threshold_ns,
 		   const struct attrib_result *res);
+/* Whether a spike of latency_ns, attributed, would be kept among the
+ * worst (top): the caller adds what only those carry (the other CPUs'
+ * run queues, attrib_result.cpus) before attrib_agg_add, and spares the
+ * work for the rest. */
+bool attrib_agg_keeps(const struct attrib_agg *a, uint64_t latency_ns);
 /* The series entry; NULL on ENOMEM. */
 json_t *attrib_agg_json(const struct attrib_agg *a, const char *probe, int cpu, const char *phase,
 			uint64_t threshold_ns);

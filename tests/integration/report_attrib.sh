@@ -211,6 +211,18 @@ broken "timeline entry not a triple" "$tl"'s["top"][0]["timeline"][0] = [0, 10]'
 	"attribution.series[0].top[0].timeline[0]: is not [offset_ns, ns, contributor index or null]"
 broken "timeline without its flag" "$tl"'del s["top"][0]["timeline_truncated"]' \
 	"attribution.series[0].top[0].timeline_truncated: is missing"
+# the other measured CPUs at a spike (top[].cpus, reports since it existed)
+oc='s["top"][0]["cpus"] = [{"cpu": 1, "known": True, "runnable_truncated": False, "runnable": [{"pid": 5, "name": "t", "policy": "FIFO", "priority": 50, "running": True}]}]; '
+broken "other CPU without known" "$oc"'del s["top"][0]["cpus"][0]["known"]' \
+	"attribution.series[0].top[0].cpus[0].known: is missing"
+broken "other CPU a negative number" "$oc"'s["top"][0]["cpus"][0]["cpu"] = -1' \
+	"attribution.series[0].top[0].cpus[0].cpu: is not a CPU number"
+broken "other CPU's task pid a string" "$oc"'s["top"][0]["cpus"][0]["runnable"][0]["pid"] = "5"' \
+	"attribution.series[0].top[0].cpus[0].runnable[0].pid: is not an integer"
+broken "other CPU without its runnable" "$oc"'del s["top"][0]["cpus"][0]["runnable"]' \
+	"attribution.series[0].top[0].cpus[0].runnable: is missing"
+broken "cpus_truncated a string" "$oc"'s["top"][0]["cpus_truncated"] = "no"' \
+	"attribution.series[0].top[0].cpus_truncated: is not a boolean"
 ok $fails "$n broken attribution sections refused: exit 2, one line naming the field"
 
 # irq_at: its counts are checked as the causes' are

@@ -6,6 +6,9 @@
 #    spikes above half its burst are attributed to its worker (comm, pid,
 #    FIFO priority), the largest with a preemption within 10 % of the burst,
 #    and the recurring pattern carries it as its culprit;
+#  - the spike load on both CPUs, both measured: each worst spike lists the
+#    other measured CPU's run queue at its deadline, well formed, and the
+#    same as that CPU's own list at a spike of the same deadline;
 #  - a net run under the msg load: its spikes name softirqs, IRQs or tasks;
 #  - --trace-stacks with dd writing in the kernel on the measured CPU: the
 #    worst spikes name the kernel function the timer interrupt came in,
@@ -26,7 +29,7 @@ require_root
 require_python_jsonschema
 trace_test_ns "$@"
 T=/sys/kernel/tracing
-plan 35
+plan 38
 cd "$WORK" || exit 1
 [ "$(stat -f -c %T $T)" = tracefs ] || mount -t tracefs nodev $T || exit 1
 top_state() {
@@ -127,6 +130,58 @@ ok $? "without --trace-stacks: no stacks, no stack cost, no irq_at (the causes' 
 # holds its window (the kernel has a steal column here)
 [ "$(sj spike.json "bool(a['top']) and all(t['steal_ns'] is not None and t['steal_span_ns'] >= t['latency_ns'] for t in a['top'])")" = true ]
 ok $? "each worst spike has its CPU's steal over a span that holds its window ($(sj spike.json "[(t['steal_ns'], t['steal_span_ns']) for t in a['top'][:3]]"))"
+
+# --- every measured CPU at the worst spikes (rtla's --dump-tasks) ----------
+# Both CPUs measured, a spike worker on each (its bursts aligned on both).
+# Each worst spike of one CPU lists the other's run queue at its deadline
+# (top[].cpus): one entry, that CPU; known where its window covered the
+# moment (all of it held and read: the rule on this host, so at least half
+# of them); at most one task on the CPU, listed first, the waiting ones by
+# priority (deadline, FIFO highest first, then SCHED_OTHER by nice).  Both probes
+# sleep to the same deadlines and the bursts start together, so each burst
+# gives a spike on each CPU at one deadline: there the other CPU's entry is
+# what that CPU's own spike lists (top[].runnable), the same rebuild from
+# the same events.  What ran is the host's: no names asserted.
+"$RTSOAK" run --trace --probes timer --cpus 0,1 --interval 100us --duration 4s \
+	--loads spike:period=400ms:burst=20ms:cpus=0,1 --spike-threshold 10ms -q -o two.json 2>two.err
+ok $? "run --trace with the spike load on both measured CPUs exits 0 ($(head -c 300 two.err))"
+validate two.json && "$RTSOAK" report two.json >two.txt
+ok $? "its report is schema-valid and rtsoak report reads it"
+"$PYTHON3" - two.json >two.check <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+S = {x["cpu"]: x for x in r["attribution"]["series"] if x["probe"] == "timer" and x["phase"] == "all"}
+bad, known, n, same = [], 0, 0, 0
+def rank(k):  # as the kernel's prio: DL before FIFO 99..1 before nice -20..19
+    p = {"DL": -1000, "FIFO": -k["priority"]}.get(k["policy"], 100 + k["priority"])
+    return (not k["running"], p)
+for cpu, other in ((0, 1), (1, 0)):
+    own = {t["t_ns"]: t for t in S[other]["top"]}
+    for t in S[cpu]["top"]:
+        n += 1
+        e = t.get("cpus") or [{}]
+        if len(e) != 1 or e[0].get("cpu") != other or t.get("cpus_truncated") is not False:
+            bad.append("cpu %d at %d: cpus %s" % (cpu, t["t_ns"], t.get("cpus")))
+            continue
+        e = e[0]
+        q = e["runnable"]
+        if not e["known"]:
+            if q:
+                bad.append("cpu %d at %d: not known, yet %s" % (cpu, t["t_ns"], q))
+            continue
+        known += 1
+        if sum(k["running"] for k in q) > 1 or any(k["pid"] < 1 for k in q) or \
+                [rank(k) for k in q] != sorted(rank(k) for k in q):
+            bad.append("cpu %d at %d: runnable %s" % (cpu, t["t_ns"], q))
+        o = own.get(t["t_ns"])
+        if o is not None:
+            same += 1
+            if (o["runnable"], o["runnable_truncated"]) != (q, e["runnable_truncated"]):
+                bad.append("cpu %d at %d: %s, cpu %d's own %s" % (cpu, t["t_ns"], q, other, o["runnable"]))
+print("tops %d, known %d, same deadline %d, bad %s" % (n, known, same, bad[:3]))
+sys.exit(0 if n >= 6 and 2 * known >= n and same >= 3 and not bad else 1)
+EOF
+ok $? "each worst spike lists the other measured CPU's run queue at its deadline, well formed, the same as that CPU's own at the same deadline ($(cat two.check))"
 
 # --- --trace-stacks: where the timer interrupt came ------------------------
 # dd writing to a tmpfs file keeps CPU 1 in the kernel (copy, page cache,

@@ -13,7 +13,8 @@
 #     PREEMPT_RT kernel): timer:rtsoak_irqoff_timer_fn, the first contributor
 #     softirq TIMER with that callback;
 #   - in both, the task on the CPU at the deadline (top[].runnable, rtla's
-#     --dump-tasks): the kworker, ktimers/0;
+#     --dump-tasks): the kworker, ktimers/0; and no other measured CPU
+#     (top[].cpus empty: the guest has one, the host test has two);
 #   - threaded IRQs: disk and 9p reads on CPU 0 with the probe at FIFO 40,
 #     below the IRQ threads (FIFO 50): every IRQ thread among the worst
 #     spikes' contributors carries its IRQ (the number in its comm), the
@@ -66,6 +67,8 @@ for t in s["top"]:
     if not q[0].get("running") or q[0].get("name") != want[1] or \
             (want[0] and q[0].get("pid") != want[0]) or sum(k["running"] for k in q) != 1:
         bad.append("top spike at %d: runnable %s" % (t["t_ns"], q))
+    if t.get("cpus") != [] or t.get("cpus_truncated") is not False:
+        bad.append("top spike at %d: other CPUs %s" % (t["t_ns"], t.get("cpus")))
     held.append(f["ns"])
 # inside the latency the function held at most the hold (plus the hold's
 # own exit: a clock read and preempt_enable); the worst spike's deadline fell

@@ -1302,6 +1302,183 @@ static void test_irq_thread(void)
 	free(f);
 }
 
+/* A synthetic event of `cpu` (the other-CPU cases: two CPUs' streams
+ * interleaved in time order, as a caller may hand them). */
+static struct trace_ev mk(uint64_t ts, unsigned cpu, unsigned type, int32_t pid, int32_t prio,
+			  const char *name, int32_t pid2, int32_t prio2, const char *name2,
+			  uint32_t arg)
+{
+	struct trace_ev e;
+
+	memset(&e, 0, sizeof(e));
+	e.ts = ts;
+	e.cpu = (uint16_t)cpu;
+	e.type = (uint16_t)type;
+	e.pid = pid;
+	e.prio = prio;
+	e.pid2 = pid2;
+	e.prio2 = prio2;
+	e.arg = arg;
+	snprintf(e.name, sizeof(e.name), "%s", name);
+	snprintf(e.name2, sizeof(e.name2), "%s", name2);
+	return e;
+}
+
+static bool task_is(const struct attrib_task *k, int32_t pid, const char *name, int policy,
+		    int rt_priority, bool running)
+{
+	return k->pid == pid && !strcmp(k->name, name) && k->policy == policy &&
+	       k->rt_priority == rt_priority && k->running == running;
+}
+
+/* What another measured CPU ran and had runnable at a spike's deadline
+ * (attrib_runq_at): CPU 0 has the spike at D, CPU 1's stream is:
+ *   D-1.5 ms  bash[200] (nice 0) sleeps (prev_state 1) -> worker[300] FIFO 10
+ *   D-1 ms    hog[301] (nice 0) woken onto CPU 1 (sched_waking, arg 1)
+ *   D-900 us  rcuc/1[302] FIFO 1 woken onto CPU 1 (sched_wakeup)
+ *   D-800 us  other[400] woken onto CPU 0 (not CPU 1's)
+ *   D-500 us  worker preempted (prev_state 0) -> irq/45-nvme0q1[310] FIFO 50
+ *   D         boost[304] (nice -20) woken onto CPU 1: at the deadline, counts
+ *   D+10 us   irq/45 sleeps -> hog: after the deadline, does not count
+ *   D+20 us   toolate[305] FIFO 89 woken onto CPU 1: after it too
+ * and CPU 0's own events (a switch to pid 999 there) are not CPU 1's. */
+static void test_other_cpu(void)
+{
+	const uint64_t D = 5000000000ull;
+	struct trace_ev ev[64];
+	size_t n = 0;
+	struct attrib_cpu_runq out;
+	struct attrib_runq_input in;
+
+	ev[n++] = mk(D - 1500000, 1, TEV_SWITCH, 300, 89, "worker", 200, 120, "bash", 1);
+	ev[n++] = mk(D - 1200000, 0, TEV_SWITCH, 999, 120, "cpu0task", 0, 120, "swapper/0", 0);
+	ev[n++] = mk(D - 1000000, 1, TEV_WAKING, 301, 120, "hog", -1, 0, "", 1);
+	ev[n++] = mk(D - 900000, 1, TEV_WAKEUP, 302, 98, "rcuc/1", -1, 0, "", 1);
+	ev[n++] = mk(D - 800000, 1, TEV_WAKING, 400, 120, "other", -1, 0, "", 0);
+	ev[n++] = mk(D - 500000, 1, TEV_SWITCH, 310, 49, "irq/45-nvme0q1", 300, 89, "worker", 0);
+	ev[n++] = mk(D - 400000, 0, TEV_WAKING, 998, 100, "cpu0waker", -1, 0, "", 1);
+	ev[n++] = mk(D, 1, TEV_WAKING, 304, 100, "boost", -1, 0, "", 1);
+	ev[n++] = mk(D + 10000, 1, TEV_SWITCH, 301, 120, "hog", 310, 49, "irq/45-nvme0q1", 1);
+	ev[n++] = mk(D + 20000, 1, TEV_WAKING, 305, 10, "toolate", -1, 0, "", 1);
+	/* pid 998 woken onto CPU 1 by CPU 0: its waking is in CPU 0's stream,
+	 * which is not looked at (the recorder hands one CPU's window);
+	 * so it is not known, as the schema says */
+	memset(&in, 0, sizeof(in));
+	in.cpu = 1;
+	in.ev = ev;
+	in.nev = n;
+	in.at_ns = D;
+	in.complete_ns = D + 30000;
+	in.covered = true;
+	attrib_runq_at(&in, &out);
+	ok(out.cpu == 1 && out.known && out.nrunq == 5 && !out.runq_more &&
+	       task_is(&out.runq[0], 310, "irq/45-nvme0q1", 1, 50, true) &&
+	       task_is(&out.runq[1], 300, "worker", 1, 10, false) &&
+	       task_is(&out.runq[2], 302, "rcuc/1", 1, 1, false) &&
+	       task_is(&out.runq[3], 304, "boost", 0, -20, false) &&
+	       task_is(&out.runq[4], 301, "hog", 0, 0, false),
+	   "other CPU: at CPU 0's deadline CPU 1 ran irq/45-nvme0q1 (FIFO 50); worker (FIFO 10), "
+	   "rcuc/1 (FIFO 1), boost (nice -20), hog (nice 0) waited; bash asleep, other and "
+	   "CPU 0's own not there (%u tasks, first pid %d)",
+	   out.nrunq, out.nrunq ? out.runq[0].pid : 0);
+	/* A moment after the switch at D+10 us: hog on the CPU, irq/45 gone
+	 * (it slept), toolate (FIFO 89, woken at D+20 us) first of the waiting. */
+	in.at_ns = D + 20000;
+	attrib_runq_at(&in, &out);
+	ok(out.known && out.nrunq == 5 && task_is(&out.runq[0], 301, "hog", 0, 0, true) &&
+	       task_is(&out.runq[1], 305, "toolate", 1, 89, false) && out.runq[2].pid == 300,
+	   "other CPU 20 us after the deadline: hog runs, the FIFO 89 task woken then waits "
+	   "first, irq/45 asleep (%u tasks)",
+	   out.nrunq);
+	in.at_ns = D;
+
+	/* Not known: the recorder has not read CPU 1 up to the deadline (its
+	 * window does not reach it), the window lost its start (evicted), or
+	 * events were lost before the deadline.  Nothing listed then. */
+	in.complete_ns = D - 1;
+	attrib_runq_at(&in, &out);
+	ok(!out.known && out.nrunq == 0 && out.cpu == 1,
+	   "other CPU: not known when its window does not reach the deadline");
+	in.complete_ns = D + 30000;
+	in.covered = false;
+	attrib_runq_at(&in, &out);
+	ok(!out.known && out.nrunq == 0, "other CPU: not known when its window was evicted");
+	in.covered = true;
+	ev[n] = mk(D - 200000, 1, TEV_LOST, -1, 0, "", -1, 0, "", 0);
+	struct trace_ev lost[64];
+	memcpy(lost, ev, sizeof(ev));
+	/* in time order: the loss between D-400 us and D */
+	memmove(&lost[7], &lost[6], (n - 6) * sizeof(lost[0]));
+	lost[6] = ev[n];
+	in.ev = lost;
+	in.nev = n + 1;
+	attrib_runq_at(&in, &out);
+	ok(!out.known && out.nrunq == 0,
+	   "other CPU: not known when events were lost before the deadline");
+	/* a loss after the deadline does not matter */
+	in.at_ns = D - 300000;
+	attrib_runq_at(&in, &out);
+	ok(out.known && out.nrunq == 4 && out.runq[0].pid == 310,
+	   "other CPU: a loss after the moment does not make it unknown (%u tasks)", out.nrunq);
+	in.ev = ev;
+	in.nev = n;
+	in.at_ns = D;
+
+	/* Truncation: 12 more tasks woken onto CPU 1 before D, FIFO 20..31
+	 * (prio 79..68): 17 runnable, the 8 kept are the one on the CPU and
+	 * the 7 highest priorities waiting (FIFO 31..25). */
+	size_t m = n;
+	memmove(&ev[1 + 12], &ev[1], (m - 1) * sizeof(ev[0]));
+	for (int k = 0; k < 12; k++) {
+		char name[16];
+		snprintf(name, sizeof(name), "rt%d", 20 + k);
+		ev[1 + k] = mk(D - 1400000 + (uint64_t)k * 1000, 1, TEV_WAKING, 500 + k, 79 - k,
+			       name, -1, 0, "", 1);
+	}
+	in.nev = m + 12;
+	attrib_runq_at(&in, &out);
+	bool order = out.nrunq == ATTRIB_MAX_RUNQ;
+	for (unsigned k = 1; order && k < out.nrunq; k++)
+		order = !out.runq[k].running && out.runq[k].policy == 1 &&
+			out.runq[k].rt_priority == 32 - (int)k;
+	ok(out.known && out.runq_more && order && out.runq[0].pid == 310 && out.runq[0].running,
+	   "other CPU: 17 runnable, 8 kept (irq/45 on the CPU, then FIFO 31..25), truncated "
+	   "(%u tasks, more %d)",
+	   out.nrunq, out.runq_more);
+}
+
+/* The same rebuild as the spike's own runnable: on the irq-thread
+ * fixture's own CPU at its deadline, attrib_runq_at lists what
+ * attrib_analyse put in runq. */
+static void test_other_cpu_same(void)
+{
+	struct fixture *f = load("irq-thread.events");
+	struct attrib_result r;
+	struct attrib_cpu_runq out;
+	struct attrib_runq_input in;
+
+	if (!f)
+		return;
+	memset(&in, 0, sizeof(in));
+	in.cpu = f->in.cpu;
+	in.ev = f->ev;
+	in.nev = f->nev;
+	in.at_ns = f->in.deadline_ns;
+	in.complete_ns = f->in.wake_ns;
+	in.covered = true;
+	attrib_runq_at(&in, &out);
+	bool same = attrib_analyse(&f->in, &r) == 0 && r.nrunq == out.nrunq && r.nrunq > 0 &&
+		    r.runq_more == out.runq_more && r.ncpus == 0;
+	for (unsigned k = 0; same && k < r.nrunq; k++)
+		same = task_is(&out.runq[k], r.runq[k].pid, r.runq[k].name, r.runq[k].policy,
+			       r.runq[k].rt_priority, r.runq[k].running);
+	ok(same && out.known,
+	   "irq-thread: attrib_runq_at on the spike's own CPU gives its runnable "
+	   "(%u and %u tasks)",
+	   out.nrunq, r.nrunq);
+	free(f);
+}
+
 int main(void)
 {
 	if (!find_data()) {
@@ -1324,6 +1501,8 @@ int main(void)
 	test_work();
 	test_timer_callback();
 	test_irq_thread();
+	test_other_cpu();
+	test_other_cpu_same();
 	ok(!strcmp(attrib_kind_name(AK_TASK), "task") &&
 	       !strcmp(attrib_kind_name(AK_SILENT), "silent") &&
 	       !strcmp(attrib_kind_name(AK_IDLE_EXIT), "idle"),

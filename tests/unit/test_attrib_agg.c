@@ -160,6 +160,55 @@ static void test_irq_thread(void)
 	attrib_agg_free(&a);
 }
 
+/* The other measured CPUs at a kept spike's deadline (top[].cpus): written
+ * in the order given, each with known and its run queue as runnable is,
+ * cpus_truncated; attrib_agg_keeps says which spikes would be kept. */
+static void test_cpus(void)
+{
+	struct attrib_agg a;
+	struct attrib_result r;
+
+	memset(&a, 0, sizeof(a));
+	memset(&r, 0, sizeof(r));
+	r.status = ATTRIB_OK;
+	r.irq_ns = r.thread_ns = r.user_ns = r.steal_ns = r.steal_span_ns = UINT64_MAX;
+	snprintf(r.cause, sizeof(r.cause), "silent");
+	r.ncpus = 2;
+	r.cpus_more = true;
+	r.cpus[0] =
+	    (struct attrib_cpu_runq){ .cpu = 1, .known = true, .runq_more = true, .nrunq = 2 };
+	r.cpus[0].runq[0] =
+	    (struct attrib_task){ .pid = 310, .policy = 1, .rt_priority = 50, .running = true };
+	snprintf(r.cpus[0].runq[0].name, sizeof(r.cpus[0].runq[0].name), "irq/45-nvme0q1");
+	r.cpus[0].runq[1] = (struct attrib_task){ .pid = 301, .policy = 0, .rt_priority = -5 };
+	snprintf(r.cpus[0].runq[1].name, sizeof(r.cpus[0].runq[1].name), "hog");
+	r.cpus[1] = (struct attrib_cpu_runq){ .cpu = 3, .known = false };
+	ok(attrib_agg_keeps(&a, THR + 1), "an empty series keeps any spike");
+	ok(attrib_agg_add(&a, 0, THR + 1000, THR, &r) == 0, "add a spike with two other CPUs");
+	json_t *s = attrib_agg_json(&a, "timer", 0, "all", THR);
+	json_t *t = json_array_get(json_object_get(s, "top"), 0);
+	json_t *want = json_loads(
+	    "[{\"cpu\": 1, \"known\": true, \"runnable_truncated\": true, \"runnable\": ["
+	    "{\"pid\": 310, \"name\": \"irq/45-nvme0q1\", \"policy\": \"FIFO\", \"priority\": 50, "
+	    "\"running\": true}, {\"pid\": 301, \"name\": \"hog\", \"policy\": \"OTHER\", "
+	    "\"priority\": -5, \"running\": false}]}, "
+	    "{\"cpu\": 3, \"known\": false, \"runnable_truncated\": false, \"runnable\": []}]",
+	    0, NULL);
+	ok(want && t && json_equal(json_object_get(t, "cpus"), want) &&
+	       json_is_true(json_object_get(t, "cpus_truncated")),
+	   "top[].cpus: CPU 1 known (irq/45 on it, hog waiting, truncated), CPU 3 not known; "
+	   "cpus_truncated");
+	json_decref(want);
+	json_decref(s);
+	/* full: only a spike above the 16th largest is kept */
+	for (unsigned i = 1; i < ATTRIB_AGG_TOP; i++)
+		(void)attrib_agg_add(&a, i, THR + 1000 + i, THR, &r);
+	ok(a.ntop == ATTRIB_AGG_TOP && !attrib_agg_keeps(&a, THR + 1000) &&
+	       attrib_agg_keeps(&a, THR + 1001),
+	   "a full series keeps only a spike above its smallest kept (%u kept)", a.ntop);
+	attrib_agg_free(&a);
+}
+
 int main(void)
 {
 	struct attrib_agg a;
@@ -234,6 +283,7 @@ int main(void)
 	attrib_agg_free(&a);
 	test_work();
 	test_irq_thread();
+	test_cpus();
 	printf("1..%d\n", tap_n);
 	return tap_done();
 }
