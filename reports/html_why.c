@@ -227,6 +227,25 @@ static void put_bar_row(struct html_page *pg, const struct svg_axis *x, json_t *
 		json_integer_value(json_object_get(s, "spikes")));
 }
 
+/* " (FIFO 99, pid 812)": a task's policy, priority and pid, as contributors
+ * and run queues name it. */
+static void put_task_of(struct html_page *pg, json_t *c)
+{
+	json_t *pid = json_object_get(c, "pid"), *prio = json_object_get(c, "priority");
+	const char *pol = json_string_value(json_object_get(c, "policy"));
+
+	fputs(" (", pg->f);
+	if (pol) {
+		html_esc(pg, pol);
+		fputc(' ', pg->f);
+	}
+	if (json_is_integer(prio))
+		fprintf(pg->f, "%" JSON_INTEGER_FORMAT ", ", json_integer_value(prio));
+	if (json_is_integer(pid))
+		fprintf(pg->f, "pid %" JSON_INTEGER_FORMAT, json_integer_value(pid));
+	fputc(')', pg->f);
+}
+
 /* What ran instead of the probe: "rtsoak-spike/0 (FIFO 99, pid 812) 2.98 ms". */
 static void put_contributors(struct html_page *pg, json_t *t)
 {
@@ -236,9 +255,7 @@ static void put_contributors(struct html_page *pg, json_t *t)
 
 	json_array_foreach (json_object_get(t, "contributors"), i, c) {
 		const char *kind = str(c, "kind"), *name = str(c, "name");
-		json_t *pid = json_object_get(c, "pid"), *prio = json_object_get(c, "priority");
 		json_t *id = json_object_get(c, "id");
-		const char *pol = json_string_value(json_object_get(c, "policy"));
 
 		if (i)
 			fputs("; ", pg->f);
@@ -248,27 +265,63 @@ static void put_contributors(struct html_page *pg, json_t *t)
 				fputc(' ', pg->f);
 		}
 		html_esc(pg, name);
-		if (!strcmp(kind, "task")) {
-			fputs(" (", pg->f);
-			if (pol) {
-				html_esc(pg, pol);
-				fputc(' ', pg->f);
-			}
-			if (json_is_integer(prio))
-				fprintf(pg->f, "%" JSON_INTEGER_FORMAT ", ",
-					json_integer_value(prio));
-			if (json_is_integer(pid))
-				fprintf(pg->f, "pid %" JSON_INTEGER_FORMAT,
-					json_integer_value(pid));
-			fputc(')', pg->f);
-		} else if (json_is_integer(id)) {
+		if (!strcmp(kind, "task"))
+			put_task_of(pg, c);
+		else if (json_is_integer(id))
 			fprintf(pg->f, " (%" JSON_INTEGER_FORMAT ")", json_integer_value(id));
-		}
 		svg_latency(ns, sizeof(ns), (uint64_t)json_integer_value(json_object_get(c, "ns")));
 		fprintf(pg->f, " %s", ns);
 	}
 	if (!i)
 		fputs("<span class=\"muted\">–</span>", pg->f);
+}
+
+/* One CPU's run queue at the deadline: "CPU 1: a (FIFO 50, pid 9) running,
+ * b (OTHER 0, pid 12)"; an object with "runnable" (and "known", for the
+ * other CPUs: not known is said, never shown as an empty queue). */
+static void put_runq(struct html_page *pg, int cpu, json_t *o)
+{
+	json_t *k, *known = json_object_get(o, "known");
+	size_t i;
+
+	fprintf(pg->f, "<span class=\"runq\" data-cpu=\"%d\">CPU %d: ", cpu, cpu);
+	if (known && !json_is_true(known)) {
+		fputs("<span class=\"muted\">not known</span></span>", pg->f);
+		return;
+	}
+	json_array_foreach (json_object_get(o, "runnable"), i, k) {
+		if (i)
+			fputs(", ", pg->f);
+		html_esc(pg, str(k, "name"));
+		put_task_of(pg, k);
+		if (json_is_true(json_object_get(k, "running")))
+			fputs(" running", pg->f);
+	}
+	if (!i)
+		fputs("<span class=\"muted\">none seen</span>", pg->f);
+	if (json_is_true(json_object_get(o, "runnable_truncated")))
+		fputs(", …", pg->f);
+	fputs("</span>", pg->f);
+}
+
+/* The run queues at the spike's deadline: its own CPU's, then every other
+ * measured CPU's (top[].runnable, top[].cpus); "–" in reports without. */
+static void put_runqs(struct html_page *pg, json_t *t, int cpu)
+{
+	json_t *c;
+	size_t i;
+
+	if (!json_is_array(json_object_get(t, "runnable"))) {
+		fputs("<span class=\"muted\">–</span>", pg->f);
+		return;
+	}
+	put_runq(pg, cpu, t);
+	json_array_foreach (json_object_get(t, "cpus"), i, c) {
+		fputs("<br>", pg->f);
+		put_runq(pg, (int)json_integer_value(json_object_get(c, "cpu")), c);
+	}
+	if (json_is_true(json_object_get(t, "cpus_truncated")))
+		fputs("<br>…", pg->f);
 }
 
 /* The split as a strip in proportion to the latency; unknown parts (null)
@@ -408,7 +461,8 @@ static void put_top(struct html_page *pg, const char *probe)
 	fputs("\"><thead><tr><th>at</th><th class=\"l\">CPU</th><th>latency</th>"
 	      "<th class=\"l\">split: IRQ · thread · user</th>"
 	      "<th class=\"l\">timeline: deadline → wake-up</th><th class=\"l\">verdict</th>"
-	      "<th class=\"l\">contributors</th></tr></thead><tbody>\n",
+	      "<th class=\"l\">contributors</th>"
+	      "<th class=\"l\">run queues at the deadline</th></tr></thead><tbody>\n",
 	      f);
 	for (size_t j = 0; j < n && j < WHY_TOP; j++) {
 		char at[32];
@@ -429,6 +483,8 @@ static void put_top(struct html_page *pg, const char *probe)
 		html_esc(pg, str(t, "verdict"));
 		fputs("</td><td class=\"why\">", f);
 		put_contributors(pg, t);
+		fputs("</td><td class=\"why\">", f);
+		put_runqs(pg, t, v[j].cpu);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody></table>\n", f);

@@ -18,6 +18,8 @@ spikes "silent", the others the task): a B side for compare whose causes moved.
 injected IRQs-off hold would be: the timer IRQ of the second spike of a series came in user
 space ("user"), of the third "?", of the fourth __slab_free, of all others
 rtsoak_irqoff_hold; the causes' irq_at tally counts the kernel functions only, as rtsoak does.
+Each kept spike has the run queues at its deadline (top[].runnable, top[].cpus: runq and
+other_cpus).
 """
 import json
 import sys
@@ -64,7 +66,31 @@ def irq_at_of(k):
     return {1: "user", 2: "?", 3: "__slab_free"}.get(k, "rtsoak_irqoff_hold")
 
 
-def series_entry(rep, se, shift, irqoff=False):
+def runq(k):
+    """The run queue at the k-th kept spike's deadline: the spike worker on the CPU, a
+    SCHED_OTHER task waiting whose name needs escaping; the first spike's queue is
+    truncated."""
+    return [{"pid": 812, "name": "rtsoak-spike/0", "policy": "FIFO", "priority": 99,
+             "running": True},
+            {"pid": 4242, "name": "<b>make</b>", "policy": "OTHER", "priority": 0,
+             "running": False}], k == 0
+
+
+def other_cpus(k, cpu, cpus):
+    """Every other measured CPU at the deadline: known on even spikes (kworker/1:2
+    running there), not known on odd ones."""
+    out = []
+    for c in cpus:
+        if c == cpu:
+            continue
+        known = k % 2 == 0
+        out.append({"cpu": c, "known": known, "runnable_truncated": False,
+                    "runnable": [{"pid": 90 + c, "name": "kworker/%d:2" % c, "policy": "OTHER",
+                                  "priority": 0, "running": True}] if known else []})
+    return out
+
+
+def series_entry(rep, se, shift, irqoff=False, cpus=()):
     log = se["spike_log"]
     thr = log["threshold_ns"] or 0
     per = [p for p in rep["analysis"]["periodicity"]
@@ -115,6 +141,9 @@ def series_entry(rep, se, shift, irqoff=False):
         top.append({"t_ns": t, "latency_ns": lat, "irq_ns": irq, "thread_ns": thread,
                     "user_ns": user, "cause": c[0], "verdict": verdict(c[1], lat - 20000),
                     "contributors": contributors(c[0], c[1], lat)})
+        q, more = runq(k)
+        top[-1].update({"runnable": q, "runnable_truncated": more,
+                        "cpus": other_cpus(k, se["cpu"], cpus), "cpus_truncated": False})
         if irqoff:
             top[-1]["irq_at"] = irq_at_of(k)
     return {"probe": se["probe"], "cpu": se["cpu"], "phase": "all", "threshold_ns": thr,
@@ -137,7 +166,8 @@ def main():
                    "events": ["sched:sched_switch", "sched:sched_waking",
                               "irq:irq_handler_entry", "irq:irq_handler_exit"]},
         "cpus": [{"cpu": se["cpu"], "events": 123456, "lost": 0} for se in series],
-        "series": [series_entry(rep, se, shift, irqoff) for se in series],
+        "series": [series_entry(rep, se, shift, irqoff, sorted({x["cpu"] for x in series}))
+                   for se in series],
     }
     with open(dst, "w") as f:
         json.dump(rep, f, indent=2)

@@ -12,7 +12,7 @@
 set -o pipefail
 require_python_jsonschema
 
-plan 27
+plan 29
 cd "$WORK" || exit 1
 DATA=$top_srcdir/tests/data
 BASE=$DATA/report-spike.json
@@ -114,6 +114,24 @@ rows=$(grep -o '<tr data-cpu="[0-9]*" data-t-ns=' a.html | wc -l)
 	grep -q 'preempted by rtsoak-spike/0 (FIFO 99) for' a.html &&
 	grep -q 'rtsoak-spike/0 (FIFO 99, pid 812)' a.html
 ok $? "the worst spikes: $rows rows with split strip, verdict and contributors"
+# the run queues at each deadline: this CPU's, then the other's (known or said not to be)
+[ "$(grep -o '<span class="runq" data-cpu="[01]">CPU [01]: ' a.html | wc -l)" -eq $((rows * 2)) ] &&
+	grep -q 'CPU [01]: rtsoak-spike/0 (FIFO 99, pid 812) running, &lt;b&gt;make&lt;/b&gt; (OTHER 0, pid 4242)' a.html &&
+	! grep -q '<b>make' a.html &&
+	grep -q '<br><span class="runq" data-cpu="1">CPU 1: kworker/1:2 (OTHER 0, pid 91) running</span>' a.html &&
+	grep -q '<span class="runq" data-cpu="[01]">CPU [01]: <span class="muted">not known</span></span>' a.html &&
+	grep -q 'pid 4242), …</span>' a.html
+ok $? "each row's run queues: its CPU's and the other's, names escaped, not known said, truncation shown"
+"$PYTHON3" -c 'import json,sys
+r = json.load(open(sys.argv[1]))
+for s in r["attribution"]["series"]:
+    for t in s["top"]:
+        for k in ("runnable", "runnable_truncated", "cpus", "cpus_truncated"):
+            del t[k]
+json.dump(r, open(sys.argv[2], "w"))' a.json old.json &&
+	"$RTSOAK" report old.json --html old.html && ! grep -q 'class="runq"' old.html &&
+	[ "$(grep -c '<td class="why"><span class="muted">–</span></td></tr>' old.html)" -eq "$rows" ]
+ok $? "a report from before the run queues: the column says – on every row"
 "$RTSOAK" report c.json --html c.html && $CHECK c.html c.json 2>&1 | sed 's/^/# /' &&
 	[ "$(grep -c '13 spikes; timer IRQ in rtsoak_irqoff_hold 10, __slab_free 1</title>' c.html)" -eq 1 ] &&
 	"$RTSOAK" report d.json --html d.html && ! grep -q $'\x1b\|\x07' d.html &&
