@@ -90,39 +90,37 @@ read -r spikes attributed <<<"$(attrib a.json | tr -d '[],')"
 ok $? "and attributes its spikes with no warning about its instance (${attributed:-?} of ${spikes:-?})"
 
 # --- a disturbed instance is a warning ---------------------------------------
-insts >before.c
-"$RTSOAK" run --trace --probes timer --cpus 1 --duration 4s -o c.json >c.out 2>c.err &
-cpid=$!
-wait_until 5 has_new before.c $cpid
-cinst=$(new_inst before.c $cpid)
-[ -n "$cinst" ] && made+=("$cinst")
-sleep 2
-echo 0 >"$T/instances/$cinst/tracing_on"
-wait $cpid
+# disturbed NAME FILE VALUE: a 4 s traced run (NAME.json, NAME.out, NAME.err)
+# whose instance's FILE gets VALUE 2 s in; its exit status, its instance in
+# $inst.
+disturbed() {
+	insts >"before.$1"
+	"$RTSOAK" run --trace --probes timer --cpus 1 --duration 4s -o "$1.json" >"$1.out" 2>"$1.err" &
+	local pid=$!
+	wait_until 5 has_new "before.$1" $pid
+	inst=$(new_inst "before.$1" $pid)
+	[ -n "$inst" ] && made+=("$inst")
+	sleep 2
+	echo "$3" >"$T/instances/$inst/$2"
+	wait $pid
+}
+disturbed c tracing_on 0
 ok $? "a run whose instance was switched off mid-run exits 0 ($(head -c 200 c.err))"
 w=$(jget c.json '[w for w in r["run"]["warnings"] if w.startswith("--trace:")]')
-[[ "$w" == *"tracing_on of its instance $cinst was set to 0"* ]]
+[[ "$w" == *"tracing_on of its instance $inst was set to 0"* ]]
 ok $? "its report's warnings say so ($w)"
-grep -q "tracing_on of its instance $cinst was set to 0" c.out c.err
+grep -q "tracing_on of its instance $inst was set to 0" c.out c.err
 ok $? "and so does its summary ($(grep -h -- '--trace:' c.out c.err | head -c 200))"
 validate c.json
 ok $? "its report is schema-valid"
 
 # A filter added to an event the run left unfiltered drops that event as
 # surely as tracing_on 0 drops them all: the run says so too.
-insts >before.f
-"$RTSOAK" run --trace --probes timer --cpus 1 --duration 4s -o f.json >f.out 2>f.err &
-fpid=$!
-wait_until 5 has_new before.f $fpid
-finst=$(new_inst before.f $fpid)
-[ -n "$finst" ] && made+=("$finst")
-sleep 2
-echo "vec == 99" >"$T/instances/$finst/events/irq/softirq_entry/filter"
-wait $fpid
+disturbed f events/irq/softirq_entry/filter "vec == 99"
 w=$(jget f.json '[w for w in r["run"]["warnings"] if w.startswith("--trace:")]')
-[[ "$w" == *"the filter of irq:softirq_entry in its instance $finst was changed to 'vec == 99'"* ]]
+[[ "$w" == *"the filter of irq:softirq_entry in its instance $inst was changed to 'vec == 99'"* ]]
 ok $? "a filter added mid-run: the report's warnings say so ($w)"
-grep -q "the filter of irq:softirq_entry in its instance $finst was changed" f.out f.err &&
+grep -q "the filter of irq:softirq_entry in its instance $inst was changed" f.out f.err &&
 	validate f.json
 ok $? "and so does its summary, and the report is schema-valid ($(grep -h -- '--trace:' f.out f.err | head -c 200))"
 
