@@ -21,7 +21,8 @@
 #     report says that cause's timer IRQs came in rtsoak_irqoff_hold;
 #   - starts are --on-spike-interval apart in guest time (RTSOAK_AT_NS), and
 #     the limit was needed (spikes were skipped for it);
-#   - RTSOAK_REPORT is the report's path, RTSOAK_ATTRIBUTION "attributed".
+#   - RTSOAK_REPORT is the report's path, RTSOAK_ATTRIBUTION "attributed";
+#   - the module held every period of the schedule (the holds it counted).
 # One 6 s run, ~20 s of guest time in all (CI's lab time is tight); the
 # report's schema is on_spike.sh's on the host, not checked again here.
 . "$(dirname "$0")/lib.sh"
@@ -52,6 +53,9 @@ export SPIKES=$WORK/spikes
 	--on-spike 'env | grep ^RTSOAK_ | sort >"$SPIKES/$$"' \
 	--on-spike-interval "${INTERVAL}ms" -q -o "$WORK/os.json" 2>err
 ok $? "irq hold, --trace-stacks --on-spike: exit 0 ($(head -c 200 err))"
+# The holds made so far and when (the schedule's check below), then none.
+end=$("$PYTHON3" -c 'import sys, time
+print(time.monotonic_ns(), open(sys.argv[1]).read().strip())' "$LAB_P/holds")
 lab_off
 
 # check NAME: one assertion over the commands' environments (envs: a list
@@ -166,6 +170,14 @@ check interval
 ok $? "starts' spikes are --on-spike-interval apart (less a tick), and spikes were skipped for it"
 check report
 ok $? "RTSOAK_REPORT is the report's path, RTSOAK_ATTRIBUTION attributed"
-[ "$(lab_holds)" -gt 0 ]
-ok $? "the module made holds ($(lab_holds))"
+# The schedule the checks above assume: a hold every PERIOD from t0 on,
+# none skipped or late by a period (hold k ends at t0 + k * PERIOD + HOLD).
+"$PYTHON3" - "$sched0" "$sched1" $end "$PERIOD" "$HOLD" <<'PY'
+import sys
+t0, t1, t, made, period, hold = (int(v) for v in sys.argv[1:])
+lo, hi = (t - t1 - hold * 1000) // (period * 1000), (t - t0) // (period * 1000)
+print("# %d holds made by %.3f s into the schedule: %d .. %d" % (made, (t - t0) / 1e9, lo, hi))
+sys.exit(0 if lo - 1 <= made <= hi else 1)
+PY
+ok $? "the module held every period of its schedule"
 done_testing
