@@ -58,12 +58,15 @@ void html_onspike_put(struct html_page *pg)
 	fprintf(f,
 		"<p class=\"cap\" id=\"onspike-count\" data-spikes=\"%" PRIu64
 		"\" data-ran=\"%" PRIu64 "\" data-failed=\"%" PRIu64 "\">%" PRIu64
-		" spike%s: the command started %" PRIu64 " time%s, at most once per ",
+		" spike%s: the command started %" PRIu64 " time%s, one at a time",
 		count(o, "spikes"), count(o, "ran"), count(o, "failed"), count(o, "spikes"),
 		count(o, "spikes") == 1 ? "" : "s", count(o, "ran"),
 		count(o, "ran") == 1 ? "" : "s");
-	html_lat(pg, count(o, "interval_ns"));
-	fputs(" and one at a time.", f);
+	if (count(o, "interval_ns")) { /* 0: --on-spike-interval 0, no interval */
+		fputs(" and at most once per ", f);
+		html_lat(pg, count(o, "interval_ns"));
+	}
+	fputc('.', f);
 	if (json_is_true(json_object_get(o, "shared_cpus")))
 		fputs(" Every CPU was measured: it ran on measured CPUs, below the probes.", f);
 	fputs("</p>\n<table id=\"onspike-table\"><thead><tr><th class=\"l\">spikes</th>"
