@@ -103,12 +103,14 @@ elif name == "latency":
                        % (t, l, logged.get(t), thr, hold + WAKE))
 elif name == "truth":
     # The deadline (RTSOAK_MONOTONIC_NS) inside hold k of the schedule, and
-    # the wake-up (deadline + latency) after that hold's end.  The
-    # schedule's t0 is known to within the write (sched1 - sched0), each
-    # hold starts a few us after its time (the kthread's wake-up: FIFO 1,
-    # only the probe above it) and the probe wakes WAKE at most after the
-    # hold: a spike that was not this hold's end, or another spike's time
-    # or latency, misses by more than that.
+    # the wake-up (deadline + latency) after that hold's end.  Hold k really
+    # starts later than sched0 + k * PERIOD by the write's part (at most
+    # sched1 - sched0) and the module thread's own traced wake-up (FIFO 1,
+    # only the probe above it), and the probe wakes after the hold by its
+    # wake-up: the two wake-ups within WAKE together (measured: woken
+    # 26.2-27.9 us after the end computed from sched0, of which up to 11 us
+    # is the write's).  A spike that was not this hold's end, or another
+    # spike's time or latency, misses by more.
     slack = sched1 - sched0
     print("# the schedule's t0 known to %d ns" % slack)
     if slack > 100000:
@@ -119,7 +121,7 @@ elif name == "truth":
         start = sched0 + k * period
         late = dl + l - (start + hold)
         print("# deadline %d ns into hold %d, woke %d ns after its end" % (dl - start, k, late))
-        if not 0 <= late <= slack + WAKE or not 0 <= dl - start <= hold + slack:
+        if not 0 <= late <= slack + WAKE or not 0 <= dl - start <= hold + slack + WAKE:
             bad.append("deadline %d: %d ns into hold %d, woke %d ns after its end"
                        % (dl, dl - start, k, late))
 elif name == "cause":
