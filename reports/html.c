@@ -1080,13 +1080,14 @@ static int put_page(struct html_page *pg)
 		 r->start, report_status_name(r->status));
 	/* Each section's rules only on the pages that have it: older pages stay byte for byte. */
 	char *css = NULL;
-	if (r->attribution || r->checks || pg->many) {
-		size_t n =
-		    strlen(html_why_css) + strlen(html_checks_css) + strlen(html_heatmap_css) + 1;
+	if (r->attribution || r->checks || pg->many || r->on_spike) {
+		size_t n = strlen(html_why_css) + strlen(html_checks_css) +
+			   strlen(html_heatmap_css) + strlen(html_onspike_css) + 1;
 		if (!(css = malloc(n)))
 			return -ENOMEM;
-		snprintf(css, n, "%s%s%s", r->attribution ? html_why_css : "",
-			 r->checks ? html_checks_css : "", pg->many ? html_heatmap_css : "");
+		snprintf(css, n, "%s%s%s%s", r->attribution ? html_why_css : "",
+			 r->checks ? html_checks_css : "", pg->many ? html_heatmap_css : "",
+			 r->on_spike ? html_onspike_css : "");
 	}
 	svg_page_begin_css(f, title, css);
 	free(css);
@@ -1105,6 +1106,8 @@ static int put_page(struct html_page *pg)
 		fputs("<a href=\"#timeseries\">Over time</a>", f);
 	if (r->attribution)
 		fputs("<a href=\"#why\">Why late</a>", f);
+	if (r->on_spike)
+		fputs("<a href=\"#onspike\">On spike</a>", f);
 	if (pg->nphases)
 		fputs("<a href=\"#phases\">Per phase</a>", f);
 	if (json_array_size(json_object_get(json_object_get(r->ab, "comparison"), "matches")))
@@ -1118,6 +1121,7 @@ static int put_page(struct html_page *pg)
 	if ((rc = put_distributions(pg)) || (rc = html_series_put(pg)))
 		return rc;
 	html_why_put(pg);
+	html_onspike_put(pg); /* what the spikes set off, after why they came */
 	put_worst(pg);
 	if ((rc = put_phases(pg)))
 		return rc;

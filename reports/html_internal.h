@@ -80,6 +80,12 @@ extern const char html_why_css[];
  * pages that have the section. */
 void html_checks_put(struct html_page *pg);
 extern const char html_checks_css[];
+/* "On spike": the report's on_spike section (run --on-spike CMD): the
+ * command (escaped), its counts, the skipped spikes by reason, the first
+ * failure (html_onspike.c); nothing without one.  html_onspike_css: its
+ * rules, on pages that have it. */
+void html_onspike_put(struct html_page *pg);
+extern const char html_onspike_css[];
 /* "Per-CPU overview" on pages of more than REPORT_MANY_CPUS CPUs, per probe:
  * the worst CPUs, a CPU x statistic (max, p99.9, missed) heat map and a CPU x
  * time heat map of interval maxima (html_heatmap.c); nothing otherwise.

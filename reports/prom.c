@@ -470,6 +470,62 @@ static void counters_family(struct out *o, const struct report *r)
 	}
 }
 
+/* run --on-spike CMD: what the command did, counters from the start of the run like the latency
+ * samples (the report's on_spike section, src/app/session_onspike.c), so that rate() of the
+ * failures or of the interval's skips can be alerted on.  Left out entirely without --on-spike;
+ * with it every family is written, zeros included, so that the series exist before the first
+ * spike.  No cpu label: the command is one per run, whatever CPU spiked. */
+static const struct family onspike_runs = { "rtsoak_on_spike_runs_total", "counter",
+					    "--on-spike: commands started" };
+static const struct family onspike_failures = {
+	"rtsoak_on_spike_failures_total", "counter",
+	"--on-spike: commands that failed (a non-zero exit or a signal rtsoak did not send)"
+};
+static const struct family onspike_not_started = {
+	"rtsoak_on_spike_not_started_total", "counter",
+	"--on-spike: spikes whose command could not be started (no /bin/sh, out of memory)"
+};
+static const struct family onspike_skipped = {
+	"rtsoak_on_spike_skipped_total", "counter",
+	"--on-spike: spikes that started no command, by the rule that skipped them (running: one "
+	"at a time, interval: --on-spike-interval, unlogged: no details to give)"
+};
+
+/* A count of the section; 0 when left out or not a count (a hand-edited report). */
+static uint64_t onspike_count(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v)
+							       : 0;
+}
+
+static void onspike_families(struct out *o, const struct report *r)
+{
+	static const char *const reasons[] = { "running", "interval", "unlogged" };
+	static const struct {
+		const struct family *fam;
+		const char *key;
+	} counts[] = { { &onspike_runs, "ran" },
+		       { &onspike_failures, "failed" },
+		       { &onspike_not_started, "not_started" } };
+	json_t *os = r->on_spike;
+
+	if (!json_is_object(os))
+		return;
+	for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+		sample(o, counts[k].fam);
+		fputc('}', o->f);
+		put_count(o->f, onspike_count(os, counts[k].key));
+	}
+	for (size_t k = 0; k < sizeof(reasons) / sizeof(reasons[0]); k++) {
+		sample(o, &onspike_skipped);
+		put_label(o->f, false, "reason", reasons[k]);
+		fputc('}', o->f);
+		put_count(o->f, onspike_count(json_object_get(os, "skipped"), reasons[k]));
+	}
+}
+
 /* The run label: config.run_name, or for reports before it the file name of config.output
  * without ".json" (what --run-name defaults to), or "" (an absent label to Prometheus). */
 static void run_label(const struct report *r, char *buf, size_t len)
@@ -505,6 +561,7 @@ int report_prom_write(const struct report *r, const char *path)
 	histogram_family(&o, r);
 	window_families(&o, r);
 	counters_family(&o, r);
+	onspike_families(&o, r);
 	/* open_memstream reports a failed allocation through the stream's error flag. */
 	rc = ferror(o.f);
 	if (fclose(o.f) || rc) {

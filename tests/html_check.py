@@ -661,6 +661,7 @@ def check_report_page(root, raw, rep):
     if bool(rep.get("attribution")) != bool(list(root.find("h2", id="why"))):
         bad("a 'Why was it late' section %s the report's attribution"
             % ("without" if not rep.get("attribution") else "missing, with"))
+    check_onspike(root, rep)
     check_overview(root, rep, probes)
     svgs = list(root.find("svg"))
     got = {}
@@ -710,6 +711,43 @@ def check_report_page(root, raw, rep):
                 check_exceedance_path(w, paths[key], res["histogram"], xs, ys)
                 if kind != "phases":
                     check_markers(w, svg, key, res, sum(b[2] for b in res["histogram"]), xs, ys)
+
+
+def check_onspike(root, rep):
+    """run --on-spike: the section exactly when the report has on_spike, linked from the
+    navigation; the command as its text (escaped in the file, the same once parsed); one row per
+    count, the report's; the first failure's status and time, or no such line."""
+    osp = rep.get("on_spike")
+    has = bool(list(root.find("h2", id="onspike")))
+    linked = any(a.attrs.get("href") == "#onspike" for a in root.find("a"))
+    if bool(osp) != has or has != linked:
+        bad("on_spike %s, section %s, link %s" % (bool(osp), has, linked))
+    if not osp:
+        return
+    cmd = list(root.find("code", id="onspike-command"))
+    if len(cmd) != 1 or cmd[0].all_text() != osp["command"]:
+        bad("on spike: command %r, the report's %r"
+            % ([c.all_text() for c in cmd], osp["command"]))
+    got = {}
+    for tr in root.find("tr"):
+        if "data-count" in tr.attrs:
+            tds = list(tr.find("td"))
+            got[tr.attrs["data-count"]] = tds[1].all_text() if len(tds) > 1 else None
+    want = {k: str(osp[k]) for k in ("succeeded", "failed", "terminated", "killed",
+                                     "not_started")}
+    want.update({"skipped." + k: str(v) for k, v in osp["skipped"].items()})
+    if osp["running"]:
+        want["running"] = str(osp["running"])
+    if got != want:
+        bad("on spike: counts %s, the report's %s" % (got, want))
+    cap = list(root.find(id="onspike-count"))
+    if len(cap) != 1 or any(cap[0].attrs.get("data-" + k) != str(osp[k])
+                            for k in ("spikes", "ran", "failed")):
+        bad("on spike: the count line %s" % [c.attrs for c in cap])
+    ff, line = osp.get("first_failure"), list(root.find(id="onspike-failure"))
+    if bool(ff) != bool(line) or (ff and (ff["status"] not in line[0].all_text() or
+                                          "%.3f s" % (ff["at_ns"] / 1e9) not in line[0].all_text())):
+        bad("on spike: first failure %s, shown %s" % (ff, [n.all_text() for n in line]))
 
 
 def check_causes(where, svg, xs, entries):

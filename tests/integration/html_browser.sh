@@ -3,8 +3,9 @@
 # The HTML pages in a real browser (headless Chromium, offline): every plot is in the DOM the
 # browser built and has drawn lines, the page paints (light, dark and print) without a
 # JavaScript error, the "Why was it late" section of a report with attribution renders (its
-# causes plot, table and strips laid out with a size), and a huge report (64 CPUs x 10 000
-# intervals) renders in at most 4 times the browser's start-up with an empty page.
+# causes plot, table and strips laid out with a size), the "On spike" section fits 800 px, and a
+# huge report (64 CPUs x 10 000 intervals) renders in at most 4 times the browser's start-up
+# with an empty page.
 #
 # Rendering time: `chromium --screenshot` of the huge page minus the same for an empty page
 # (the browser's start-up), best of 3 each (other work on the machine only adds time).  A
@@ -124,7 +125,7 @@ print(len(colours), lum // n)
 EOF
 }
 
-plan 25
+plan 26
 
 "$RTSOAK" run --duration 4s --series-interval 100ms -q -o plain.json --html plain.html 2>/dev/null
 ok $? "a plain run (timer and net) with --html"
@@ -317,4 +318,46 @@ sys.exit(1 if bad else 0)
 EOF
 	ok ${PIPESTATUS[0]} "checks table at $w px: every check name on one line, whole; the table fits the window"
 done
+
+# --- the "On spike" section at 800 px: a command of two lines, one of them a path too long for
+# the window, keeps its newline (white-space pre-wrap) and wraps (at least two line heights)
+# rather than pushing the page sideways; the counts table fits.
+"$PYTHON3" - plain.json onspike.json <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["on_spike"] = {"command": "perf record -o /var/tmp/" + "very_long_path_component/" * 10 +
+                 "x.data -C \"$RTSOAK_CPU\" sleep 1\nlogger spike", "interval_ns": 10**9,
+                 "attribution_wait_ns": 0, "end_wait_ns": 3 * 10**9, "spikes": 40, "ran": 3,
+                 "skipped": {"running": 7, "interval": 30, "unlogged": 0}, "not_started": 0,
+                 "succeeded": 2, "failed": 1, "running": 0, "terminated": 0, "killed": 0,
+                 "shared_cpus": False, "first_failure": {"status": "exit 1", "at_ns": 2300000000}}
+json.dump(r, open(sys.argv[2], "w"))
+EOF
+"$RTSOAK" report onspike.json --html onspike.html 2>/dev/null &&
+	"$PYTHON3" - onspike.html onspike-fit.html <<'EOF'
+import sys
+js = """<script>addEventListener("load",function(){var w=document.documentElement,
+c=document.getElementById("onspike-command"),r=c.getBoundingClientRect();
+document.body.setAttribute("data-fit",w.scrollWidth+":"+w.clientWidth+":"+
+Math.round(document.getElementById("onspike-table").getBoundingClientRect().right)+":"+
+Math.round(r.right)+":"+Math.round(r.height)+":"+Math.round(parseFloat(getComputedStyle(c).fontSize))+
+":"+(getComputedStyle(c).whiteSpace=="pre-wrap"?1:0))})
+</script></body>"""
+open(sys.argv[2], "w").write(open(sys.argv[1]).read().replace("</body>", js))
+EOF
+browser --window-size=800,2000 --dump-dom "file://$WORK/onspike-fit.html" >onspike-fit.dom
+fit=$(grep -o 'data-fit="[^"]*"' onspike-fit.dom)
+diag "on spike at 800 px: page scroll:client width:table right:command right:height:font px:pre-wrap $fit"
+"$PYTHON3" - "$fit" <<'EOF' 2>&1 | sed 's/^/# /'
+import re, sys
+f = [int(x) for x in re.findall(r"\d+", sys.argv[1])]
+# two lines at least (the long path wrapped), the newline kept (white-space pre-wrap)
+ok = len(f) == 7 and f[0] <= f[1] and f[2] <= f[1] and f[3] <= f[1] and f[4] >= 2 * f[5] and f[6]
+if not ok:
+    print("the page scrolls sideways, the section is cut or the command lost its lines (%s)"
+          % sys.argv[1])
+sys.exit(0 if ok else 1)
+EOF
+ok ${PIPESTATUS[0]} "on spike at 800 px: the long command wraps and keeps its lines, the table fits"
 done_testing
+

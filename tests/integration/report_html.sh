@@ -4,7 +4,8 @@
 # --html OUT` write one self-contained page whose every number and plotted point is the
 # report's (tests/html_check.py checks the page against the JSON: structure, no external
 # resources, one plot per probe and kind, histogram buckets, exceedance steps, percentile
-# markers, time series vertices and maxima, headline, summary table, warnings).  Partial,
+# markers, time series vertices and maxima, headline, summary table, warnings, the --on-spike
+# section).  Partial,
 # empty, imported and huge reports render too; report strings are escaped; unwritable paths
 # exit 2.
 . "$(dirname "$0")/lib.sh"
@@ -28,7 +29,7 @@ no_nonnumbers() {
 	! grep -Eqw 'NaN|nan|Infinity|infinity|inf|-inf' "$1"
 }
 
-plan 55
+plan 58
 cd "$WORK" || exit 1
 
 # --- a plain run (timer and net: the network split), the page written by the run itself
@@ -185,6 +186,20 @@ EOF2
 "$RTSOAK" report nock.json --html nock.html && ! grep -q -e 'id="checks' -e 'class="ck-' -e 'checks-table' nock.html &&
 	! grep -q 'id="checks' ct.html
 ok $? "checks: a report without checks (one from before them, a cyclictest import) has no section"
+
+# --- run --on-spike: its section (the command is the user's text: escaped), every count and the
+# first failure as the report has them (html_check.py; the pages above, without --on-spike, have
+# no such section).  A threshold every sample passes: spikes skipped, a command that fails.
+"$RTSOAK" run --duration 2s --probes timer --spike-threshold 1ns \
+	--on-spike 'echo "<script>alert(4)</script> & q" >/dev/null; exit 3' -q -o os.json \
+	--html os.html 2>/dev/null
+ok $? "run --on-spike --html exits 0"
+check os.html os.json
+ok $? "on spike: the page matches its report (the command, every count, the first failure)"
+! grep -q '<script>alert(4)' os.html &&
+	grep -q 'echo &quot;&lt;script&gt;alert(4)&lt;/script&gt; &amp; q&quot;' os.html &&
+	[ "$(jget os.json 'r["on_spike"]["failed"] >= 1 and r["on_spike"]["skipped"]["interval"] >= 1')" = true ]
+ok $? "on spike: the command escaped; a failure and skipped spikes to show"
 
 # --- unwritable paths
 err=$("$RTSOAK" report plain.json --html /nonexistent-dir/x.html 2>&1)

@@ -185,7 +185,18 @@ for se in r.get("series") or []:
         expect("rtsoak_latency_window_seconds", secs(k * se["interval_ns"]), **L)
         want_key("rtsoak_latency_window_max_seconds", **L)
         want_key("rtsoak_latency_window_seconds", **L)
-for name in set(want_keys) | {n for n in series if n.startswith(("rtsoak_latency", "rtsoak_probe"))}:
+# run --on-spike: the section's counts as counters without a cpu label, every skip reason
+# (zeros included); no such family without the section.
+osp = r.get("on_spike")
+if osp:
+    for name, key in (("runs", "ran"), ("failures", "failed"), ("not_started", "not_started")):
+        expect("rtsoak_on_spike_%s_total" % name, osp[key])
+        want_key("rtsoak_on_spike_%s_total" % name)
+    for reason in ("running", "interval", "unlogged"):
+        expect("rtsoak_on_spike_skipped_total", osp["skipped"][reason], reason=reason)
+        want_key("rtsoak_on_spike_skipped_total", reason=reason)
+for name in set(want_keys) | {n for n in series
+                              if n.startswith(("rtsoak_latency", "rtsoak_probe", "rtsoak_on_spike"))}:
     extra = set(series.get(name, {})) - want_keys.get(name, set())
     if extra:
         bad("%s: unexpected series %s" % (name, sorted(extra)[:3]))
@@ -205,7 +216,7 @@ lint() {
 	[ $rc -eq 0 ] && [ -z "$out" ]
 }
 
-plan 21
+plan 26
 cd "$WORK" || exit 1
 diag "$(promtool --version 2>&1 | head -1)"
 
@@ -217,7 +228,12 @@ ok $? "run: timer"
 ok $? "run: timer and net"
 "$RTSOAK" run --loads cpu --schedule rotate --phase-duration 1s --duration 3s -q -o c.json 2>/dev/null
 ok $? "run: rotating load phases"
-for x in a b c; do
+# --on-spike with a threshold every sample passes: a command that fails, for the first spike,
+# the others skipped by the interval or while it ran.
+"$RTSOAK" run --loops 300 --interval 100us --spike-threshold 1ns --on-spike 'exit 3' -q \
+	-o d.json 2>/dev/null
+ok $? "run: --on-spike"
+for x in a b c d; do
 	"$RTSOAK" report $x.json --prom $x.prom
 	ok $? "$x: rtsoak report --prom exits 0"
 	lint $x.prom
@@ -228,6 +244,11 @@ done
 grep -q 'phase="cpu"' c.prom && ! grep -q 'cpu="all"' c.prom &&
 	[ "$(jget c.json 'len(r["aggregates"]) > 0')" = true ]
 ok $? "c: per-phase series are there, the report's aggregates are not (no cpu=\"all\")"
+
+grep -qx 'rtsoak_on_spike_failures_total{run="d"} [1-9][0-9]*' d.prom &&
+	[ "$(jget d.json 'r["on_spike"]["failed"] >= 1 and sum(r["on_spike"]["skipped"].values()) >= 1')" = true ] &&
+	! grep -q rtsoak_on_spike a.prom
+ok $? "d: the failed command and the skipped spikes are counted; a run without --on-spike has none"
 
 "$RTSOAK" report a.json --prom - | cmp -s - a.prom
 ok $? "--prom - writes the same text to stdout (and the output is deterministic)"

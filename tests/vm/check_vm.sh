@@ -83,7 +83,7 @@ for name in $VM_JOBS; do
 	case $name in
 	trace) list="vm_trace trace_attrib" ;;
 	lab)
-		list=${LAB_TESTS:-lab_accuracy lab_attrib lab_attrib_fn lab_fidelity lab_ab lab_timing}
+		list=${LAB_TESTS:-lab_accuracy lab_attrib lab_attrib_fn lab_onspike lab_fidelity lab_ab lab_timing}
 		cp "$builddir/lab/irqoff/rtsoak_irqoff.ko" "$job/" ||
 			{ echo "check-vm: no lab module (make lab-modules)"; exit 1; }
 		;;
