@@ -17,15 +17,21 @@
 
 #define THR 100000ull
 
+/* An attributed spike's result with nothing known yet: no split, no steal. */
+static void result_ok(struct attrib_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->status = ATTRIB_OK;
+	r->irq_ns = r->thread_ns = r->user_ns = r->steal_ns = r->steal_span_ns = UINT64_MAX;
+}
+
 /* One attributed spike of cause (kind) whose timer IRQ came in at. */
 static void add(struct attrib_agg *a, const char *cause, enum attrib_kind kind, const char *at,
 		uint64_t latency_ns)
 {
 	struct attrib_result r;
 
-	memset(&r, 0, sizeof(r));
-	r.status = ATTRIB_OK;
-	r.irq_ns = r.thread_ns = r.user_ns = r.steal_ns = r.steal_span_ns = UINT64_MAX;
+	result_ok(&r);
 	snprintf(r.cause, sizeof(r.cause), "%s", cause);
 	snprintf(r.irq_at, sizeof(r.irq_at), "%s", at);
 	if (kind != AK_SILENT) {
@@ -70,9 +76,7 @@ static void add_work(struct attrib_agg *a, const char *comm, int32_t pid, const 
 {
 	struct attrib_result r;
 
-	memset(&r, 0, sizeof(r));
-	r.status = ATTRIB_OK;
-	r.irq_ns = r.thread_ns = r.user_ns = r.steal_ns = r.steal_span_ns = UINT64_MAX;
+	result_ok(&r);
 	snprintf(r.cause, sizeof(r.cause), "work:%s", fn);
 	r.n = 1;
 	r.c[0] = (struct attrib_contrib){ .kind = AK_TASK,
@@ -125,9 +129,7 @@ static void test_irq_thread(void)
 	struct attrib_result r;
 
 	memset(&a, 0, sizeof(a));
-	memset(&r, 0, sizeof(r));
-	r.status = ATTRIB_OK;
-	r.irq_ns = r.thread_ns = r.user_ns = r.steal_ns = r.steal_span_ns = UINT64_MAX;
+	result_ok(&r);
 	snprintf(r.cause, sizeof(r.cause), "task:irq/27-virtio0- (FIFO 50)");
 	r.n = 1;
 	r.c[0] = (struct attrib_contrib){ .kind = AK_TASK,
@@ -169,9 +171,7 @@ static void test_cpus(void)
 	struct attrib_result r;
 
 	memset(&a, 0, sizeof(a));
-	memset(&r, 0, sizeof(r));
-	r.status = ATTRIB_OK;
-	r.irq_ns = r.thread_ns = r.user_ns = r.steal_ns = r.steal_span_ns = UINT64_MAX;
+	result_ok(&r);
 	snprintf(r.cause, sizeof(r.cause), "silent");
 	r.ncpus = 2;
 	r.cpus_more = true;
