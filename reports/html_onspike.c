@@ -19,16 +19,6 @@
 /* A script of several lines keeps them. */
 const char html_onspike_css[] = "#onspike-command{white-space:pre-wrap}\n";
 
-/* A count of the section; 0 when left out or not a count (json_read.c
- * checks a file's section, a run's own is not read back). */
-static uint64_t count(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v)
-							       : 0;
-}
-
 static void row(struct html_page *pg, const char *key, const char *what, uint64_t n,
 		const char *why)
 {
@@ -46,6 +36,8 @@ void html_onspike_put(struct html_page *pg)
 
 	if (!json_is_object(o))
 		return;
+	uint64_t spikes = report_on_spike_count(o, "spikes"), ran = report_on_spike_count(o, "ran"),
+		 interval = report_on_spike_count(o, "interval_ns");
 	sk = json_object_get(o, "skipped");
 	ff = json_object_get(o, "first_failure");
 	fputs("<h2 id=\"onspike\">On spike</h2>\n<p class=\"cap\">The command run on a spike "
@@ -59,12 +51,11 @@ void html_onspike_put(struct html_page *pg)
 		"<p class=\"cap\" id=\"onspike-count\" data-spikes=\"%" PRIu64
 		"\" data-ran=\"%" PRIu64 "\" data-failed=\"%" PRIu64 "\">%" PRIu64
 		" spike%s: the command started %" PRIu64 " time%s, one at a time",
-		count(o, "spikes"), count(o, "ran"), count(o, "failed"), count(o, "spikes"),
-		count(o, "spikes") == 1 ? "" : "s", count(o, "ran"),
-		count(o, "ran") == 1 ? "" : "s");
-	if (count(o, "interval_ns")) { /* 0: --on-spike-interval 0, no interval */
+		spikes, ran, report_on_spike_count(o, "failed"), spikes, spikes == 1 ? "" : "s",
+		ran, ran == 1 ? "" : "s");
+	if (interval) { /* 0: --on-spike-interval 0, no interval */
 		fputs(" and at most once per ", f);
-		html_lat(pg, count(o, "interval_ns"));
+		html_lat(pg, interval);
 	}
 	fputc('.', f);
 	if (json_is_true(json_object_get(o, "shared_cpus")))
@@ -72,28 +63,29 @@ void html_onspike_put(struct html_page *pg)
 	fputs("</p>\n<table id=\"onspike-table\"><thead><tr><th class=\"l\">spikes</th>"
 	      "<th>count</th><th class=\"l\">why</th></tr></thead><tbody>\n",
 	      f);
-	row(pg, "succeeded", "started, exit 0", count(o, "succeeded"), "");
-	row(pg, "failed", "started, failed", count(o, "failed"),
+	row(pg, "succeeded", "started, exit 0", report_on_spike_count(o, "succeeded"), "");
+	row(pg, "failed", "started, failed", report_on_spike_count(o, "failed"),
 	    "a non-zero exit or a signal rtsoak did not send");
-	row(pg, "terminated", "started, stopped at the end", count(o, "terminated"),
+	row(pg, "terminated", "started, stopped at the end", report_on_spike_count(o, "terminated"),
 	    "still running after the run: SIGTERM to its process group");
-	row(pg, "killed", "of those, killed", count(o, "killed"), "outlived SIGTERM: SIGKILL");
-	if (count(o, "running"))
-		row(pg, "running", "started, running", count(o, "running"),
+	row(pg, "killed", "of those, killed", report_on_spike_count(o, "killed"),
+	    "outlived SIGTERM: SIGKILL");
+	if (report_on_spike_count(o, "running"))
+		row(pg, "running", "started, running", report_on_spike_count(o, "running"),
 		    "running as this checkpoint was written");
-	row(pg, "not_started", "not started", count(o, "not_started"),
+	row(pg, "not_started", "not started", report_on_spike_count(o, "not_started"),
 	    "/bin/sh could not be started (the warnings say why)");
-	row(pg, "skipped.running", "skipped: one at a time", count(sk, "running"),
+	row(pg, "skipped.running", "skipped: one at a time", report_on_spike_count(sk, "running"),
 	    "a command ran, or waited for its spike's attribution");
-	row(pg, "skipped.interval", "skipped: the interval", count(sk, "interval"),
+	row(pg, "skipped.interval", "skipped: the interval", report_on_spike_count(sk, "interval"),
 	    "within the interval of the last start");
-	row(pg, "skipped.unlogged", "skipped: not logged", count(sk, "unlogged"),
+	row(pg, "skipped.unlogged", "skipped: not logged", report_on_spike_count(sk, "unlogged"),
 	    "counted, not logged (ring overrun or log full): no details to give");
 	fputs("</tbody></table>\n", f);
 	if (json_is_object(ff) && json_is_string(json_object_get(ff, "status"))) {
 		fputs("<p id=\"onspike-failure\">The first failure: ", f);
 		html_esc(pg, json_string_value(json_object_get(ff, "status")));
-		snprintf(t, sizeof(t), "%.3f s", (double)count(ff, "at_ns") / 1e9);
+		snprintf(t, sizeof(t), "%.3f s", (double)report_on_spike_count(ff, "at_ns") / 1e9);
 		fprintf(f, ", for the spike at %s into the run.</p>\n", t);
 	}
 }

@@ -491,15 +491,6 @@ static const struct family onspike_skipped = {
 	"at a time, interval: --on-spike-interval, unlogged: no details to give)"
 };
 
-/* A count of the section; 0 when left out or not a count (a hand-edited report). */
-static uint64_t onspike_count(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v)
-							       : 0;
-}
-
 static void onspike_families(struct out *o, const struct report *r)
 {
 	static const char *const reasons[] = { "running", "interval", "unlogged" };
@@ -516,13 +507,13 @@ static void onspike_families(struct out *o, const struct report *r)
 	for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
 		sample(o, counts[k].fam);
 		fputc('}', o->f);
-		put_count(o->f, onspike_count(os, counts[k].key));
+		put_count(o->f, report_on_spike_count(os, counts[k].key));
 	}
 	for (size_t k = 0; k < sizeof(reasons) / sizeof(reasons[0]); k++) {
 		sample(o, &onspike_skipped);
 		put_label(o->f, false, "reason", reasons[k]);
 		fputc('}', o->f);
-		put_count(o->f, onspike_count(json_object_get(os, "skipped"), reasons[k]));
+		put_count(o->f, report_on_spike_count(json_object_get(os, "skipped"), reasons[k]));
 	}
 }
 

@@ -906,28 +906,20 @@ void report_checks_print(json_t *checks, FILE *out, size_t width, bool color)
 		count[2], count[3], count[4]);
 }
 
-/* A count of the on_spike section; 0 when left out or not a count. */
-static uint64_t on_spike_count(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v)
-							       : 0;
-}
-
 /* run --on-spike: "on-spike: ran 3 for 40 spikes (skipped 30 by the
  * interval, 7 while one ran), 1 failed (first: exit 1 at 2.300 s)". */
 static void on_spike_print(FILE *out, json_t *o)
 {
 	json_t *sk = json_object_get(o, "skipped"), *ff = json_object_get(o, "first_failure");
-	uint64_t running = on_spike_count(sk, "running"), interval = on_spike_count(sk, "interval"),
-		 unlogged = on_spike_count(sk, "unlogged");
+	uint64_t running = report_on_spike_count(sk, "running"),
+		 interval = report_on_spike_count(sk, "interval"),
+		 unlogged = report_on_spike_count(sk, "unlogged");
 	const char *sep = " (skipped ";
 
 	if (!json_is_object(o))
 		return;
-	fprintf(out, "on-spike: ran %" PRIu64 " for %" PRIu64 " spike(s)", on_spike_count(o, "ran"),
-		on_spike_count(o, "spikes"));
+	fprintf(out, "on-spike: ran %" PRIu64 " for %" PRIu64 " spike(s)",
+		report_on_spike_count(o, "ran"), report_on_spike_count(o, "spikes"));
 	if (interval) {
 		fprintf(out, "%s%" PRIu64 " by the interval", sep, interval);
 		sep = ", ";
@@ -942,16 +934,17 @@ static void on_spike_print(FILE *out, json_t *o)
 	}
 	if (strcmp(sep, " (skipped "))
 		fputc(')', out);
-	fprintf(out, ", %" PRIu64 " failed", on_spike_count(o, "failed"));
+	fprintf(out, ", %" PRIu64 " failed", report_on_spike_count(o, "failed"));
 	if (json_is_object(ff) && json_is_string(json_object_get(ff, "status"))) {
 		fputs(" (first: ", out);
 		util_fputs_escaped(json_string_value(json_object_get(ff, "status")), out);
-		fprintf(out, " at %.3f s)", (double)on_spike_count(ff, "at_ns") / 1e9);
+		fprintf(out, " at %.3f s)", (double)report_on_spike_count(ff, "at_ns") / 1e9);
 	}
-	if (on_spike_count(o, "not_started"))
-		fprintf(out, ", %" PRIu64 " not started", on_spike_count(o, "not_started"));
-	if (on_spike_count(o, "terminated"))
-		fprintf(out, ", %" PRIu64 " stopped at the end", on_spike_count(o, "terminated"));
+	if (report_on_spike_count(o, "not_started"))
+		fprintf(out, ", %" PRIu64 " not started", report_on_spike_count(o, "not_started"));
+	if (report_on_spike_count(o, "terminated"))
+		fprintf(out, ", %" PRIu64 " stopped at the end",
+			report_on_spike_count(o, "terminated"));
 	fputc('\n', out);
 }
 

@@ -369,3 +369,11 @@ void report_free(struct report *r)
 	json_decref(r->checks);
 	memset(r, 0, sizeof(*r));
 }
+
+uint64_t report_on_spike_count(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v)
+							       : 0;
+}

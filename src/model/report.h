@@ -211,6 +211,10 @@ size_t report_worst_cpus(const struct report *r, const char *probe, const char *
 /* Drop what build_report adds (results, aggregates, config, loads, phases,
  * warnings after the first keep_warnings): a checkpoint builds them, writes,
  * and clears them again, keeping the run's header. */
+/* A count of the on_spike section (o: it or one of its objects): 0 when
+ * left out or not a non-negative count, as a hand-edited report may have
+ * it (the views show what they can; json_read.c checks a file's section). */
+uint64_t report_on_spike_count(json_t *o, const char *key);
 void report_clear_results(struct report *r, size_t keep_warnings);
 void report_free(struct report *r);
 
