@@ -6,9 +6,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "recorder.h"
 #include "rt.h"
+#include "util.h"
 
 void recorder_init(struct recorder *r, unsigned top_k, struct recorder_sample *top_storage)
 {
@@ -136,28 +138,64 @@ unsigned recorder_top_sorted(const struct recorder *r, struct recorder_sample *o
 	return r->top_n;
 }
 
+/* A copy taken while the writer was inside an update, or never paused:
+ * make it agree with itself (recorder_add updates the histogram first, the
+ * max before the top list, the count last). */
+static void recorder_settle(struct recorder *r)
+{
+	r->count = histogram_total(&r->hist);
+	uint64_t top = 0, top_at = 0;
+	for (unsigned i = 0; i < r->top_n; i++)
+		if (r->top[i].latency_ns > top) {
+			top = r->top[i].latency_ns;
+			top_at = r->top[i].t_ns;
+		}
+	if (r->top_n && top > r->max) {
+		r->max = top;
+		r->max_at = top_at;
+	} else if (r->top_k && r->count && r->max > top) {
+		recorder_top_insert(r, r->max, r->max_at);
+	}
+}
+
 void recorder_snapshot(struct recorder *dst, const struct recorder *src)
 {
 	struct recorder_sample *storage = dst->top;
 	unsigned cap = dst->top_k;
 	size_t keep = dst->alloc_size;
-	bool on_numa = dst->on_numa;
+	bool on_numa = dst->on_numa, settle = false;
+	uint64_t give_up = 0;
 
 	for (int tries = 0;; tries++) {
 		uint64_t s1 = __atomic_load_n(&src->seq, __ATOMIC_ACQUIRE);
-		if ((s1 & 1) && tries < 1000)
+		if ((s1 & 1) && tries >= 1000) {
+			/* The writer is inside an update and stays there: in a VM
+			 * its vCPU can be stopped for milliseconds at any
+			 * instruction, and a copy now would be torn (a new max not
+			 * yet in the top list).  This is the housekeeping thread:
+			 * wait for it, sleeping, for a bounded time. */
+			uint64_t now = util_now_ns(CLOCK_MONOTONIC);
+			if (!give_up)
+				give_up = now + RECORDER_SNAPSHOT_WAIT_NS;
+			if (now < give_up) {
+				nanosleep(&(struct timespec){ .tv_nsec = 20000 }, NULL);
+				continue;
+			}
+		} else if (s1 & 1) {
 			continue;
+		}
 		memcpy(dst, src, sizeof(*dst));
 		unsigned n = src->top_n < cap ? src->top_n : cap;
 		memcpy(storage, src->top, n * sizeof(*storage));
 		dst->top_n = n;
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&src->seq, __ATOMIC_RELAXED) == s1)
+		if (!(s1 & 1) && __atomic_load_n(&src->seq, __ATOMIC_RELAXED) == s1)
 			break;
 		if (tries >= 1000) {
-			/* The probe never paused (a sub-microsecond interval):
+			/* The probe never paused (a sub-microsecond interval), or
+			 * stayed inside one update for RECORDER_SNAPSHOT_WAIT_NS:
 			 * settle for a copy that agrees with itself. */
-			dst->count = histogram_total(&dst->hist);
+			settle = true;
 			break;
 		}
 	}
@@ -166,4 +204,6 @@ void recorder_snapshot(struct recorder *dst, const struct recorder *src)
 	dst->alloc_size = keep;
 	dst->on_numa = on_numa;
 	dst->top_floor = 0;
+	if (settle)
+		recorder_settle(dst);
 }

@@ -105,9 +105,12 @@ static inline void recorder_add_discarded(struct recorder *r, uint64_t n)
 }
 
 /* Copy a live recorder into dst (allocated with at least src's top_k),
- * consistent as of one moment.  Gives up waiting for a quiet moment after
- * a bounded number of tries and then makes the copy self-consistent
- * (count from the histogram) instead. */
+ * consistent as of one moment.  Waits (sleeping) up to
+ * RECORDER_SNAPSHOT_WAIT_NS for a writer stopped inside an update; gives up
+ * on a writer that never pauses after a bounded number of tries; either
+ * way then makes the copy self-consistent instead (count from the
+ * histogram, the max in the top list). */
+#define RECORDER_SNAPSHOT_WAIT_NS 200000000ull
 void recorder_snapshot(struct recorder *dst, const struct recorder *src);
 
 /* Fold src into dst (for aggregates over CPUs).  dst's top list keeps the
