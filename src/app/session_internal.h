@@ -112,6 +112,13 @@ void session_trace_tick(struct session *s, bool last);
  * buf), 0 explained but not attributed (events lost, no anchor: buf
  * empty), -1 not explained yet or no --trace. */
 int session_trace_spike_cause(const struct session *s, unsigned i, size_t k, char *buf, size_t len);
+/* With --trace: where the timer IRQ came in for spike k of thread i
+ * (attrib_result.irq_at: a kernel function, "user", "?" or "" as in the
+ * report's top[].irq_at; "" when not attributed) into buf; false (buf "")
+ * when not explained yet, or explained more than 64 spikes of its thread
+ * ago. */
+bool session_trace_spike_irq_at(const struct session *s, unsigned i, size_t k, char *buf,
+				size_t len);
 /* With --trace: how long the housekeeping thread may wait before the next
  * tick (20 or 100 ms, by how fast the last read found the rings filling). */
 uint64_t session_trace_tick_ns(const struct session *s);

@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "session_internal.h"
+#include "trace_event.h"
 #include "util.h"
 
 extern char **environ;
@@ -62,7 +63,7 @@ extern char **environ;
 #define ONSPIKE_TERM_WAIT_NS (1000 * NSEC_PER_MSEC)
 #define ONSPIKE_POLL_NS (20 * NSEC_PER_MSEC)
 #define ONSPIKE_CAUSE_LEN 256 /* more than ATTRIB_CAUSE_LEN */
-#define ONSPIKE_NVARS 14
+#define ONSPIKE_NVARS 13      /* the RTSOAK_* make_env puts */
 
 enum onspike_skip { SKIP_RUNNING, SKIP_INTERVAL, SKIP_UNLOGGED, SKIP_N };
 static const char *const skip_name[SKIP_N] = { "running", "interval", "unlogged" };
@@ -223,6 +224,9 @@ static char **make_env(const struct session *s, const struct session_onspike *o,
 	bad |=
 	    put(env, &n, "RTSOAK_PHASE", sp->phase < s->phases.n ? s->phases.name[sp->phase] : "");
 	bad |= put(env, &n, "RTSOAK_CAUSE", cause);
+	char at[TEV_NAME_LEN];
+	(void)session_trace_spike_irq_at(s, i, k, at, sizeof(at));
+	bad |= put(env, &n, "RTSOAK_IRQ_AT", at);
 	bad |= put(env, &n, "RTSOAK_ATTRIBUTION",
 		   !s->trace	     ? "off"
 		   : attributed > 0  ? "attributed"

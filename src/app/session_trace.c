@@ -60,10 +60,22 @@ struct steal_ring {
 	unsigned head, n; /* ts[head] is the oldest of n */
 };
 
+/* Where the timer IRQ came in (attrib_result.irq_at) for a thread's last
+ * SESSION_TRACE_AT_RING explained spikes, by spike index: only --on-spike
+ * asks (RTSOAK_IRQ_AT), for the spike it waits for, at the tick that
+ * explains it; the report keeps irq_at for the worst spikes and counts
+ * per cause only. */
+#define SESSION_TRACE_AT_RING 64u
+struct spike_at {
+	size_t k; /* spike index + 1: 0 is an empty slot */
+	char fn[TEV_NAME_LEN];
+};
+
 struct session_trace {
 	struct trace_instance ti;
 	struct trace_recorder *rec;
 	size_t *next;		/* per thread: the next spike of s->series[i] to explain */
+	struct spike_at *at;	/* per thread: SESSION_TRACE_AT_RING of them */
 	struct attrib_agg *agg; /* per thread: [phases.n + 1], the last one "all" */
 	unsigned nagg;		/* per thread */
 	size_t nthr;		/* threads the session will make: probes x measured CPUs */
@@ -120,7 +132,8 @@ int session_trace_start(struct session *s, char *err, size_t errlen)
 	tr->next = calloc(tr->nthr ? tr->nthr : 1, sizeof(*tr->next));
 	tr->agg = calloc((tr->nthr ? tr->nthr : 1) * tr->nagg, sizeof(*tr->agg));
 	tr->buf = malloc(SESSION_TRACE_EVENTS * sizeof(*tr->buf));
-	if (!tr->next || !tr->agg || !tr->buf) {
+	tr->at = calloc((tr->nthr ? tr->nthr : 1) * SESSION_TRACE_AT_RING, sizeof(*tr->at));
+	if (!tr->next || !tr->agg || !tr->buf || !tr->at) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -260,7 +273,7 @@ static void other_cpus(struct session *s, int cpu, uint64_t deadline, struct att
 
 /* Explain spike k of thread i's series: its window from the recorder,
  * then the analysis, then the counts of its phase and of "all". */
-static void explain(struct session *s, unsigned i, const struct series_spike *sp)
+static void explain(struct session *s, unsigned i, size_t k, const struct series_spike *sp)
 {
 	struct session_trace *tr = s->trace;
 	const struct probe_thread *t = &s->threads[i];
@@ -333,6 +346,10 @@ static void explain(struct session *s, unsigned i, const struct series_spike *sp
 		other_cpus(s, t->cpu, in.deadline_ns, &res);
 	(void)attrib_agg_add(&a[ph], sp->t_ns, sp->latency_ns, thr, &res);
 	(void)attrib_agg_add(&a[tr->nagg - 1], sp->t_ns, sp->latency_ns, thr, &res);
+	struct spike_at *slot =
+	    &tr->at[(size_t)i * SESSION_TRACE_AT_RING + k % SESSION_TRACE_AT_RING];
+	slot->k = k + 1;
+	snprintf(slot->fn, sizeof(slot->fn), "%s", res.status == ATTRIB_OK ? res.irq_at : "");
 }
 
 /* Explain what is ready: every logged spike whose events are all in (or
@@ -359,7 +376,7 @@ static void explain_ready(struct session *s, bool all)
 				     (every < deadline && horizon < wake + SESSION_TRACE_AFTER_NS +
 									SESSION_TRACE_OTHERS_NS)))
 				break;
-			explain(s, i, sp);
+			explain(s, i, tr->next[i], sp);
 			tr->next[i]++;
 		}
 	}
@@ -442,6 +459,22 @@ int session_trace_spike_cause(const struct session *s, unsigned i, size_t k, cha
 	}
 	snprintf(buf, len, "%s", "");
 	return 0;
+}
+
+bool session_trace_spike_irq_at(const struct session *s, unsigned i, size_t k, char *buf,
+				size_t len)
+{
+	const struct session_trace *tr = s->trace;
+
+	snprintf(buf, len, "%s", "");
+	if (!tr || i >= tr->nthr)
+		return false;
+	const struct spike_at *slot =
+	    &tr->at[(size_t)i * SESSION_TRACE_AT_RING + k % SESSION_TRACE_AT_RING];
+	if (slot->k != k + 1)
+		return false;
+	snprintf(buf, len, "%s", slot->fn);
+	return true;
 }
 
 uint64_t session_trace_tick_ns(const struct session *s)
@@ -569,6 +602,7 @@ int session_trace_stop(struct session *s)
 	free(tr->steal);
 	free(tr->steal_now);
 	free(tr->next);
+	free(tr->at);
 	free(tr->buf);
 	free(tr);
 	s->trace = NULL;

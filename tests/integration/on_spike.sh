@@ -37,7 +37,7 @@ if grep -qw tracefs /proc/filesystems && command -v unshare >/dev/null &&
 		TRACE_TEST_NS=1 exec unshare -m --propagation private bash "$0" "$@"
 	fi
 fi
-plan 26
+plan 27
 cd "$WORK" || exit 1
 export OSDIR="$WORK/cmds"
 
@@ -88,7 +88,7 @@ for f in sys.argv[2:]:
     e = dict(l.rstrip("\n").split("=", 1) for l in open(f))
     want = {"RTSOAK_CPU": "1", "RTSOAK_PROBE": "timer", "RTSOAK_REPORT": "env.json",
             "RTSOAK_THRESHOLD_NS": str(sl["threshold_ns"]), "RTSOAK_PHASE": "all",
-            "RTSOAK_ATTRIBUTION": "off", "RTSOAK_CAUSE": ""}
+            "RTSOAK_ATTRIBUTION": "off", "RTSOAK_CAUSE": "", "RTSOAK_IRQ_AT": ""}
     for k, v in want.items():
         if e.get(k) != v:
             bad.append("%s: %s=%r, not %r" % (f, k, e.get(k), v))
@@ -213,7 +213,8 @@ if [ "$can_trace" = yes ]; then
 	start_burster "$name"
 	diag "the burster's comm: $(od -An -c "/proc/$burster/comm" | tr -s ' \n' ' ')"
 	mkdir -p "$OSDIR/trace"
-	"$RTSOAK" run --trace --probes timer --cpus 1 --interval 100us --duration 5s \
+	# --trace-stacks: RTSOAK_IRQ_AT too
+	"$RTSOAK" run --trace-stacks --probes timer --cpus 1 --interval 100us --duration 5s \
 		--spike-threshold 2ms --on-spike-interval 0 \
 		--on-spike 'env | grep ^RTSOAK_ | sort > $OSDIR/trace/$$.env' -q -o trace.json 2>trace.err
 	ok $? "run --trace --on-spike with the hostile burster exits 0 ($(head -c 300 trace.err))"
@@ -251,7 +252,32 @@ EOF
 	ok $? "RTSOAK_CAUSE is the report's cause of that spike, cleaned: the burster's newline, ESC and CSI as '?' ($(head -c 400 cause.txt))"
 	[ "$(grep -h '^RTSOAK_CAUSE=task:e' "$OSDIR"/trace/*.env | sort -u | head -1)" = 'RTSOAK_CAUSE=task:e??[31m?$(x) (FIFO 96)' ]
 	ok $? "as 'task:e??[31m?\$(x) (FIFO 96)' ($(grep -h '^RTSOAK_CAUSE=' "$OSDIR"/trace/*.env | sort | uniq -c | head -3 | tr '\n' ' '))"
+	# RTSOAK_IRQ_AT: the report's top[].irq_at for the spikes it keeps
+	# there (the burster runs in user space: "user"), and for every other
+	# spike a kernel function, "user", "?" or "" (not attributed).
+	"$PYTHON3" - trace.json "$OSDIR"/trace/*.env >irqat.txt 2>&1 <<'EOF'
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+a = [x for x in r["attribution"]["series"] if x["probe"] == "timer" and x["cpu"] == 1 and x["phase"] == "all"][0]
+top = {t["t_ns"]: t["irq_at"] or "" for t in a["top"]}
+bad, same = [], 0
+for f in sys.argv[2:]:
+    e = dict(l.rstrip("\n").split("=", 1) for l in open(f))
+    t, at = int(e["RTSOAK_AT_NS"]), e.get("RTSOAK_IRQ_AT")
+    if t in top:
+        same += at == top[t]
+        if at != top[t]:
+            bad.append("%s: RTSOAK_IRQ_AT %r, the report's top[].irq_at %r" % (f, at, top[t]))
+    elif at is None or not re.fullmatch(r"[A-Za-z0-9_.]*|user|\?", at) or \
+            (e["RTSOAK_ATTRIBUTION"] != "attributed" and at):
+        bad.append("%s: RTSOAK_IRQ_AT %r (%s)" % (f, at, e["RTSOAK_ATTRIBUTION"]))
+print("; ".join(bad) or "%d of the commands' spikes in top[], all with its irq_at (%s)"
+      % (same, sorted(set(top.values()))))
+sys.exit(1 if bad or not same else 0)
+EOF
+	ok $? "RTSOAK_IRQ_AT is the report's top[].irq_at for its spikes there, a function, user, ? or empty for the rest ($(head -c 300 irqat.txt))"
 else
+	skip "--trace: this kernel or build cannot trace"
 	skip "--trace: this kernel or build cannot trace"
 	skip "--trace: this kernel or build cannot trace"
 	skip "--trace: this kernel or build cannot trace"

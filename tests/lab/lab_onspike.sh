@@ -19,6 +19,9 @@
 #   - RTSOAK_CAUSE is the report's cause of that spike, the one an IRQs-off
 #     window gets ("silent": the kernel wrote no event in it), and the
 #     report says that cause's timer IRQs came in rtsoak_irqoff_hold;
+#   - RTSOAK_IRQ_AT names rtsoak_irqoff_hold, the function the module
+#     holds IRQs off in (and is the report's top[].irq_at for the spikes
+#     kept there);
 #   - starts are --on-spike-interval apart in guest time (RTSOAK_AT_NS), and
 #     the limit was needed (spikes were skipped for it);
 #   - RTSOAK_REPORT is the report's path, RTSOAK_ATTRIBUTION "attributed";
@@ -26,7 +29,7 @@
 # One 6 s run, ~20 s of guest time in all (CI's lab time is tight); the
 # report's schema is on_spike.sh's on the host, not checked again here.
 . "$(dirname "$0")/lib.sh"
-plan 9
+plan 10
 cd "$WORK" || exit 1
 lab_module
 HOLD=200 PERIOD=10137 THRESHOLD=150 INTERVAL=1000
@@ -136,6 +139,16 @@ elif name == "cause":
         if not ca or fn < 0.95 * ca[0]["spikes"]:
             bad.append("cause %r: %d of its spikes' timer IRQs came in rtsoak_irqoff_hold"
                        % (c, fn))
+elif name == "irqat":
+    top = dict((t["t_ns"], t["irq_at"] or "") for t in at["top"])
+    ats = [e.get("RTSOAK_IRQ_AT") for e in envs]
+    print("# RTSOAK_IRQ_AT: %s" % ats)
+    for e in envs:
+        t, a = int(e["RTSOAK_AT_NS"]), e.get("RTSOAK_IRQ_AT")
+        if t in top and a != top[t]:
+            bad.append("spike at %d: RTSOAK_IRQ_AT %r, the report's %r" % (t, a, top[t]))
+    if ats.count("rtsoak_irqoff_hold") < 0.95 * len(ats):
+        bad.append("%d of %d in rtsoak_irqoff_hold" % (ats.count("rtsoak_irqoff_hold"), len(ats)))
 elif name == "interval":
     # The rule is on the housekeeping thread's clock at the start; the
     # spike a start is for was found at a tick, logged after the tick
@@ -168,6 +181,8 @@ check truth
 ok $? "each spike's deadline fell in a hold of the module's schedule, the probe woke as it ended"
 check cause
 ok $? "RTSOAK_CAUSE is the report's cause of the spike (silent: IRQs off), its timer IRQs in rtsoak_irqoff_hold"
+check irqat
+ok $? "RTSOAK_IRQ_AT is rtsoak_irqoff_hold, where the module held IRQs off (the report's top[].irq_at)"
 check interval
 ok $? "starts' spikes are --on-spike-interval apart (less a tick), and spikes were skipped for it"
 check report
