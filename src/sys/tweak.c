@@ -326,6 +326,25 @@ static const struct {
 	{ "/sys/power/state", "an action (suspend), not a setting" },
 };
 
+/* Values that cannot be set back where the file itself is a latency
+ * setting with values that can (SMT off and on again is an A/B an RT
+ * engineer runs): only the one-way value is refused (a value with a
+ * newline, which sysfs_streq would also take, is refused before). */
+static const struct {
+	const char *path, *value, *why;
+} deny_value[] = {
+	{ "/sys/devices/system/cpu/smt/control", "forceoff",
+	  "forceoff is one-way: SMT stays off until a reboot (off can be set back)" },
+};
+
+static const char *value_denied(const char *real, const char *value)
+{
+	for (size_t i = 0; i < sizeof(deny_value) / sizeof(deny_value[0]); i++)
+		if (!strcmp(real, deny_value[i].path) && !strcmp(value, deny_value[i].value))
+			return deny_value[i].why;
+	return NULL;
+}
+
 const char *tweak_denied(const char *real)
 {
 	for (size_t i = 0; i < sizeof(deny) / sizeof(deny[0]); i++)
@@ -417,6 +436,13 @@ static int add_one(struct tweak_set *ts, size_t first, const char *p, const char
 	struct tweak *t;
 
 	if (!path_ok(p, real, why, sizeof(why))) {
+		add_path_err(err, errlen, p, real, why);
+		return -EINVAL;
+	}
+	const char *d = value_denied(real, value);
+	if (d) {
+		util_errf(why, sizeof(why),
+			  "refused: %s (rtsoak never writes it: see SAFETY in rtsoak(1))", d);
 		add_path_err(err, errlen, p, real, why);
 		return -EINVAL;
 	}

@@ -732,6 +732,23 @@ static void test_deny(void)
 	       add_fails("/proc/sys/fs/binfmt_misc/status=1", "refused"),
 	   "add_refuses_binfmt_misc");
 	ok(add_fails("/proc/sys/kernel/*_pattern=x", "refused"), "add_refuses_it_through_a_glob");
+	/* SMT control: off and on are a latency A/B, forceoff cannot be set
+	 * back before a reboot.  Nothing is written: tweak_add only checks. */
+	{
+		const char *smt = "/sys/devices/system/cpu/smt/control";
+		struct tweak_set ts = { 0 };
+		bool off = exists(smt) &&
+			   tweak_add(&ts, "/sys/devices/system/cpu/smt/control=off", err,
+				     sizeof(err)) == 0 &&
+			   ts.n == 1;
+		tweak_set_free(&ts);
+		ok(!exists(smt) ||
+		       (off &&
+			add_fails("/sys/devices/system/cpu/smt/control=forceoff",
+				  "control: refused: forceoff is one-way") &&
+			add_fails("/sys/devices/system/cpu/smt/con*=forceoff", "one-way")),
+		   "add_refuses_smt_forceoff_not_off (%s)", err);
+	}
 	/* One-way switches: no value of theirs could be put back (issue 28);
 	 * the value asked for is the one they have, and never written. */
 	{
@@ -1030,7 +1047,7 @@ int main(void)
 	snprintf(report, sizeof(report), "%s/r.json", dir);
 	snprintf(journal, sizeof(journal), "%s.journal", report);
 
-	tap_plan(114);
+	tap_plan(115);
 	test_add();
 	test_value_equal();
 	test_journal_path();
